@@ -1,0 +1,62 @@
+#pragma once
+// The bundled data: GPUs, machine types with prices, and models (catalogs/). Loaded strictly: every
+// entry needs `source` and `as_of`, unknown keys are errors, and the traps of public price data
+// (missing prices, spot at or above on-demand) become warnings, never silent zeros.
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "simulator/hardware/gpu_spec.hpp"
+#include "simulator/hardware/node_spec.hpp"
+#include "simulator/model/model_spec.hpp"
+
+namespace preflight {
+
+struct CatalogModel {
+  ModelSpec spec;
+  std::string source;
+  std::string as_of;
+};
+
+struct SkippedInstance {
+  std::string provider;
+  std::string instance_type;
+  std::string reason;
+};
+
+class Catalog {
+ public:
+  // The folder given, else $PREFLIGHT_CATALOG_DIR, else the source tree's catalogs/.
+  static std::filesystem::path default_dir();
+  static Catalog load(const std::filesystem::path& dir);
+  // `dir` as given on the command line; empty means default_dir().
+  static Catalog load_option(const std::string& dir) { return load(dir.empty() ? default_dir() : std::filesystem::path(dir)); }
+
+  const std::filesystem::path& dir() const { return dir_; }
+  const std::vector<GpuSpec>& gpus() const { return gpus_; }
+  const std::vector<NodeSpec>& instances() const { return instances_; }
+  const std::vector<SkippedInstance>& skipped() const { return skipped_; }
+
+  const GpuSpec* find_gpu(const std::string& id) const;
+  const NodeSpec* find_instance(const std::string& id) const;
+
+  std::vector<std::string> model_ids() const;
+  bool has_model(const std::string& id) const;
+  CatalogModel model(const std::string& id) const;  // InputError when unknown
+
+  std::string gpu_ids_text() const;
+  std::string instance_ids_text() const;
+  std::string model_ids_text() const;
+
+ private:
+  std::filesystem::path dir_;
+  std::vector<GpuSpec> gpus_;
+  std::vector<NodeSpec> instances_;
+  std::vector<SkippedInstance> skipped_;
+};
+
+}  // namespace preflight

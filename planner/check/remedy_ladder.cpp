@@ -1,0 +1,180 @@
+#include "planner/check/remedy_ladder.hpp"
+
+#include <functional>
+
+#include "planner/scenario/strategy_config_reader.hpp"
+
+namespace preflight {
+
+namespace {
+
+class Climber {
+ public:
+  Climber(const Scenario& scenario, const NodeSpec& node, const Evaluation& given)
+      : scenario_(scenario), node_(node), given_(given), state_(given.config) {}
+
+  RemedyLadder climb() {
+    shrink_micro_batch();
+    if (!done()) add_recompute(Recompute::selective, "selective activation checkpointing");
+    if (!done()) add_recompute(Recompute::full, "full activation checkpointing");
+    if (!done()) shard_further();
+    if (!done()) offload_cpu();
+    if (!done()) offload_nvme();
+    if (!done()) ladder_.beyond = beyond_this_machine();
+    return ladder_;
+  }
+
+ private:
+  bool done() const { return ladder_.remedy.has_value(); }
+
+  std::int64_t per_rank_batch(const StrategyConfig& c) const {
+    return scenario_.training.global_batch_sequences / dp_degree(c, node_);
+  }
+
+  StrategyConfig with_micro_batch(StrategyConfig c, std::int64_t mb) const {
+    c.micro_batch = mb;
+    c.grad_accum = per_rank_batch(c) / mb;
+    return c;
+  }
+
+  // The largest micro-batch up to `limit` (dividing the per-rank batch) that fits, else micro-batch 1.
+  Evaluation best_micro_batch(const StrategyConfig& c, std::int64_t limit) const {
+    const std::int64_t per_rank = per_rank_batch(c);
+    for (std::int64_t mb = std::min(limit, per_rank); mb > 1; --mb) {
+      if (per_rank % mb != 0) continue;
+      Evaluation e = evaluate(scenario_, node_, with_micro_batch(c, mb));
+      if (e.memory.fits()) return e;
+    }
+    return evaluate(scenario_, node_, with_micro_batch(c, 1));
+  }
+
+  void record(int rung, const std::string& action, const StrategyConfig& changed) {
+    Evaluation e = best_micro_batch(changed, given_.config.micro_batch);
+    const bool fits = e.memory.fits();
+    state_ = e.config;
+    ladder_.rungs.push_back({rung, action, e, fits});
+    if (fits) ladder_.remedy = e.config;
+  }
+
+  void shrink_micro_batch() {
+    if (state_.micro_batch == 1) {
+      ladder_.skipped.push_back("1. micro-batch is already 1");
+      return;
+    }
+    Evaluation e = best_micro_batch(state_, given_.config.micro_batch - 1);
+    const bool fits = e.memory.fits();
+    state_ = e.config;
+    ladder_.rungs.push_back({1, "micro-batch " + std::to_string(e.config.micro_batch) + " x grad_accum " +
+                                    std::to_string(e.config.grad_accum), e, fits});
+    if (fits) ladder_.remedy = e.config;
+  }
+
+  void add_recompute(Recompute level, const std::string& action) {
+    if (state_.recompute >= level) return;
+    StrategyConfig c = state_;
+    c.recompute = level;
+    if (level == Recompute::selective && c.flash_attention) {
+      ladder_.skipped.push_back("2. selective checkpointing frees nothing with flash attention (scores are never stored)");
+      return;
+    }
+    record(2, action, c);
+  }
+
+  void shard_further() {
+    if (dp_degree(state_, node_) == 1) {
+      ladder_.skipped.push_back("3. one data-parallel rank: there is nothing to shard across");
+      return;
+    }
+    const ShardingScheme scheme = sharding_scheme(state_.sharding);
+    if (scheme.engine == Engine::fsdp) {
+      if (state_.sharding != Sharding::fsdp_full) {
+        StrategyConfig c = state_;
+        c.sharding = Sharding::fsdp_full;
+        record(3, "FSDP FULL_SHARD", c);
+      }
+      return;
+    }
+    const std::pair<Sharding, const char*> stages[] = {
+        {Sharding::zero1, "ZeRO-1 (shard optimizer states)"},
+        {Sharding::zero2, "ZeRO-2 (shard gradients too)"},
+        {Sharding::zero3, "ZeRO-3 (shard parameters too)"}};
+    for (const auto& [sharding, action] : stages) {
+      if (done() || sharding_scheme(sharding).stage <= sharding_scheme(state_.sharding).stage) continue;
+      StrategyConfig c = state_;
+      c.sharding = sharding;
+      record(3, action, c);
+    }
+  }
+
+  void offload_cpu() {
+    StrategyConfig c = state_;
+    const ShardingScheme scheme = sharding_scheme(c.sharding);
+    if (scheme.engine == Engine::fsdp) {
+      c.offload = {OffloadTarget::cpu, OffloadTarget::cpu};
+      record(4, "FSDP CPU offload (parameters, gradients and optimizer)", c);
+      return;
+    }
+    std::string prefix;
+    if (scheme.engine == Engine::pytorch_ddp) {
+      c.sharding = Sharding::zero2;  // ZeRO-Offload runs on DeepSpeed's ZeRO-2
+      prefix = "ZeRO-2 with ";
+    }
+    c.offload.optimizer = OffloadTarget::cpu;
+    record(4, prefix + "CPU offload of optimizer states", c);
+    if (done()) return;
+    c = state_;
+    c.sharding = Sharding::zero3;
+    c.offload = {OffloadTarget::cpu, OffloadTarget::cpu};
+    record(4, "ZeRO-3 with CPU offload of optimizer states and parameters", c);
+  }
+
+  void offload_nvme() {
+    if (node_.local_nvme_bytes <= 0.0 || sharding_scheme(state_.sharding).engine == Engine::fsdp) {
+      ladder_.skipped.push_back("5. NVMe offload needs local NVMe and DeepSpeed");
+      return;
+    }
+    StrategyConfig c = state_;
+    c.sharding = Sharding::zero3;
+    c.offload = {OffloadTarget::nvme, OffloadTarget::nvme};
+    record(5, "ZeRO-Infinity: optimizer states and parameters on NVMe", c);
+  }
+
+  // Nothing on this machine fits: how many nodes would, under ZeRO-3 with full recompute.
+  std::string beyond_this_machine() const {
+    const bool networked = node_.inter_node_bits_per_second > 0.0;
+    const int max_nodes = node_.max_nodes.value_or(networked ? 4096 : 1);
+    StrategyConfig c = given_.config;
+    c.sharding = Sharding::zero3;
+    c.recompute = Recompute::full;
+    c.offload = {};
+    for (int nodes = c.nodes + 1; nodes <= max_nodes; ++nodes) {
+      c.nodes = nodes;
+      if (scenario_.training.global_batch_sequences % dp_degree(c, node_) != 0) continue;
+      Evaluation e = evaluate(scenario_, node_, with_micro_batch(c, 1));
+      if (e.memory.fits()) {
+        return "nothing on " + std::to_string(given_.config.nodes) + " node(s) fits; " + std::to_string(nodes) +
+               " nodes of " + node_.id + " (" + std::to_string(nodes * node_.gpus_per_node) + " GPUs) fit under ZeRO-3 "
+               "with full activation checkpointing and micro-batch 1";
+      }
+    }
+    if (!networked) {
+      return "nothing short of more GPUs fits, and " + node_.id +
+             " cannot be networked with others: a machine with more or larger GPUs is needed";
+    }
+    return "nothing short of more GPUs fits: even " + std::to_string(max_nodes) + " nodes of " + node_.id + " do not";
+  }
+
+  const Scenario& scenario_;
+  const NodeSpec& node_;
+  const Evaluation& given_;
+  StrategyConfig state_;
+  RemedyLadder ladder_;
+};
+
+}  // namespace
+
+RemedyLadder climb_remedy_ladder(const Scenario& scenario, const NodeSpec& node, const Evaluation& given) {
+  return Climber(scenario, node, given).climb();
+}
+
+}  // namespace preflight

@@ -1,0 +1,26 @@
+#pragma once
+// The `preflight` subcommands. Each returns the process exit code (0 yes/done, 1 a valid "no");
+// bad input is thrown as InputError and mapped to 2 by main.
+
+#include <iosfwd>
+#include <string>
+
+namespace preflight::cli {
+
+struct CheckOptions {
+  std::string scenario;
+  std::string config;  // path or inline JSON; empty: the scenario's "config" or its first instance
+  std::string format = "table";
+  std::string catalog;
+};
+
+struct CatalogOptions {
+  std::string what;  // gpus | instances | models
+  std::string format = "table";
+  std::string catalog;
+};
+
+int run_check_command(const CheckOptions& options, std::ostream& out, std::ostream& err);
+int run_catalog_command(const CatalogOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace preflight::cli

@@ -1,0 +1,83 @@
+#pragma once
+// Strict, path-aware reading of JSON input. Every value read names its file and JSON path, so an
+// error message can say exactly where the bad value is and what is allowed there. Objects read
+// strictly reject keys nobody asked for: a typo must not silently fall back to a default.
+
+#include <cstdint>
+#include <filesystem>
+#include <initializer_list>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace preflight::io {
+
+// Reads and parses a JSON file; a missing file or malformed JSON is an InputError naming the file
+// (and the line and column for a syntax error).
+nlohmann::json parse_file(const std::filesystem::path& file);
+
+// A short rendering of a JSON value for error messages (long values are truncated).
+std::string describe(const nlohmann::json& value);
+
+struct NumberRule {
+  double min = 0.0;
+  double max = 0.0;
+  bool min_exclusive = false;  // "greater than" rather than "at least"
+  std::string_view unit = "";
+
+  std::string text() const;
+};
+
+class ObjectReader {
+ public:
+  enum class Keys { strict, lenient };
+
+  ObjectReader(const nlohmann::json& object, std::string file, std::string path, Keys keys = Keys::strict);
+
+  bool has(std::string_view key) const;
+  std::string path_of(std::string_view key) const;
+  const std::string& file() const { return file_; }
+  const std::string& path() const { return path_; }
+
+  double number(std::string_view key, const NumberRule& rule);
+  std::optional<double> optional_number(std::string_view key, const NumberRule& rule);
+  std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max);
+  std::optional<std::int64_t> optional_integer(std::string_view key, std::int64_t min, std::int64_t max);
+  bool boolean(std::string_view key);
+  std::optional<bool> optional_boolean(std::string_view key);
+  std::string string(std::string_view key);
+  std::optional<std::string> optional_string(std::string_view key);
+  std::string choice(std::string_view key, std::initializer_list<std::string_view> allowed);
+  std::optional<std::string> optional_choice(std::string_view key, std::initializer_list<std::string_view> allowed);
+  std::vector<std::string> string_list(std::string_view key);
+  ObjectReader object(std::string_view key);
+  std::optional<ObjectReader> optional_object(std::string_view key);
+  // The raw value, marked as read; for values with several allowed shapes.
+  const nlohmann::json& raw(std::string_view key);
+
+  // Rejects the first key (in sorted order) that no getter asked for.
+  void finish() const;
+
+  // An InputError for `key` in this object.
+  [[noreturn]] void fail(std::string_view key, const std::string& allowed) const;
+
+ private:
+  const nlohmann::json& get(std::string_view key);
+
+  const nlohmann::json* object_;
+  std::string file_;
+  std::string path_;
+  Keys keys_;
+  std::set<std::string, std::less<>> read_;
+  mutable std::set<std::string, std::less<>> known_;  // every key a getter asked about, present or not
+};
+
+// Checks a number against a rule, naming file and path in the error.
+double checked_number(const nlohmann::json& value, const NumberRule& rule, const std::string& file,
+                      const std::string& path);
+
+}  // namespace preflight::io

@@ -1,0 +1,94 @@
+#include "planner/report/result_json.hpp"
+
+#include <cmath>
+
+namespace preflight {
+
+namespace {
+
+std::int64_t bytes(double b) { return static_cast<std::int64_t>(std::llround(b)); }
+
+// Seconds and ratios rounded to what the models can claim, so that output stays readable and
+// stable across compilers.
+double rounded(double v, int digits) {
+  const double scale = std::pow(10.0, digits);
+  return std::round(v * scale) / scale;
+}
+
+}  // namespace
+
+nlohmann::ordered_json config_json(const StrategyConfig& c) {
+  nlohmann::ordered_json j;
+  j["instance"] = c.instance;
+  j["nodes"] = c.nodes;
+  j["parallelism"] = {{"tp", c.parallelism.tp}, {"pp", c.parallelism.pp},
+                      {"sequence_parallel", c.parallelism.sequence_parallel}, {"interleave", c.parallelism.interleave}};
+  j["sharding"] = to_string(c.sharding);
+  j["offload"] = {{"optimizer", to_string(c.offload.optimizer)}, {"params", to_string(c.offload.params)}};
+  j["activation_checkpointing"] = to_string(c.recompute);
+  j["flash_attention"] = c.flash_attention;
+  j["zero_init"] = c.zero_init;
+  j["micro_batch"] = c.micro_batch;
+  j["grad_accum"] = c.grad_accum;
+  j["pricing"] = to_string(c.pricing);
+  if (c.checkpoint_interval_minutes) {
+    j["checkpoint_interval_minutes"] = *c.checkpoint_interval_minutes;
+  } else {
+    j["checkpoint_interval_minutes"] = "auto";
+  }
+  return j;
+}
+
+nlohmann::ordered_json memory_json(const MemoryEstimate& m) {
+  const MemoryBreakdown& g = m.gpu;
+  nlohmann::ordered_json j;
+  j["peak_bytes"] = bytes(m.peak_bytes);
+  j["capacity_bytes"] = bytes(m.capacity_bytes);
+  j["usable_bytes"] = bytes(m.usable_bytes);
+  j["fits"] = m.fits();
+  j["fits_gpu"] = m.fits_gpu();
+  j["breakdown_bytes"] = {{"params", bytes(g.params + g.gathered_params)},
+                          {"grads", bytes(g.grads + g.grad_buffers)},
+                          {"optimizer", bytes(g.optimizer)},
+                          {"activations", bytes(g.activations + g.logits)},
+                          {"comm_buffers", bytes(g.comm_buffers)},
+                          {"overhead", bytes(g.cuda_context + g.workspace + g.fragmentation)}};
+  j["detail_bytes"] = {{"params", bytes(g.params)},
+                       {"gathered_params", bytes(g.gathered_params)},
+                       {"grads", bytes(g.grads)},
+                       {"grad_buffers", bytes(g.grad_buffers)},
+                       {"optimizer", bytes(g.optimizer)},
+                       {"activations", bytes(g.activations)},
+                       {"logits", bytes(g.logits)},
+                       {"comm_buffers", bytes(g.comm_buffers)},
+                       {"cuda_context", bytes(g.cuda_context)},
+                       {"workspace", bytes(g.workspace)},
+                       {"fragmentation", bytes(g.fragmentation)}};
+  j["host_bytes_per_node"] = bytes(m.host_bytes_per_node);
+  j["host_capacity_bytes"] = bytes(m.host_capacity_bytes);
+  j["fits_host"] = m.fits_host();
+  j["nvme_bytes_per_node"] = bytes(m.nvme_bytes_per_node);
+  j["nvme_capacity_bytes"] = bytes(m.nvme_capacity_bytes);
+  j["fits_nvme"] = m.fits_nvme();
+  j["dp_degree"] = static_cast<std::int64_t>(m.dp_degree);
+  j["shard_degree"] = static_cast<std::int64_t>(m.shard_degree);
+  return j;
+}
+
+nlohmann::ordered_json step_json(const StepTimeEstimate& s, const NodeSpec& node, const TrainingJob& job) {
+  const double tokens = job.global_batch_tokens();
+  const double seconds = s.seconds();
+  nlohmann::ordered_json j;
+  j["seconds"] = rounded(seconds, 4);
+  j["tokens_per_second"] = rounded(tokens / seconds, 1);
+  j["mfu"] = rounded(s.model_flops / (seconds * peak_flops(node.gpu, job.precision)), 4);
+  j["breakdown_seconds"] = {{"compute", rounded(s.compute_seconds, 4)},
+                            {"recompute", rounded(s.recompute_seconds, 4)},
+                            {"comm_exposed", rounded(s.comm_exposed_seconds, 4)},
+                            {"offload_exposed", rounded(s.offload_exposed_seconds, 4)},
+                            {"optimizer", rounded(s.optimizer_seconds, 4)}};
+  j["model"] = "flops_estimate";
+  return j;
+}
+
+}  // namespace preflight

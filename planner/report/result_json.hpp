@@ -1,0 +1,19 @@
+#pragma once
+// The contract's JSON objects for one configuration ("config", "memory", "step"), shared by every
+// command that prints a result. Key order is fixed (ordered_json) so output is byte-identical.
+
+#include <nlohmann/json.hpp>
+
+#include "simulator/hardware/node_spec.hpp"
+#include "simulator/memory/memory_estimate.hpp"
+#include "simulator/performance/step_time_estimate.hpp"
+#include "simulator/strategy/strategy_config.hpp"
+#include "simulator/training/training_job.hpp"
+
+namespace preflight {
+
+nlohmann::ordered_json config_json(const StrategyConfig& config);
+nlohmann::ordered_json memory_json(const MemoryEstimate& memory);
+nlohmann::ordered_json step_json(const StepTimeEstimate& step, const NodeSpec& node, const TrainingJob& job);
+
+}  // namespace preflight

@@ -1,0 +1,273 @@
+#include "planner/scenario/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "planner/catalog/hf_model_config.hpp"
+#include "planner/io/json_reader.hpp"
+#include "simulator/core/errors.hpp"
+#include "simulator/memory/memory_defaults.hpp"
+
+namespace preflight {
+
+namespace fs = std::filesystem;
+using io::NumberRule;
+using io::ObjectReader;
+
+namespace {
+
+// Beyond any training run so far (the largest public runs are ~4e13 tokens) by a wide margin, but
+// small enough that a typo such as 1e30 is caught.
+constexpr double kMaxTokens = 1e15;
+constexpr std::int64_t kMaxSequences = 1'000'000'000'000;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+const std::vector<std::string>& linear_names() {
+  static const std::vector<std::string> names{"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
+  return names;
+}
+
+// Module names as users write them: Llama names, GPT-2 names, Mixtral's expert names, all-linear.
+std::vector<std::string> expand_target(const std::string& t) {
+  if (t == "all-linear" || t == "all_linear") return linear_names();
+  if (t == "c_attn") return {"q_proj", "k_proj", "v_proj"};
+  if (t == "c_proj") return {"o_proj", "down_proj"};
+  if (t == "c_fc" || t == "w3") return {"up_proj"};
+  if (t == "w1") return {"gate_proj"};
+  if (t == "w2") return {"down_proj"};
+  const auto& n = linear_names();
+  if (std::find(n.begin(), n.end(), t) != n.end()) return {t};
+  return {};
+}
+
+LoraSpec read_lora(ObjectReader& r) {
+  LoraSpec lora;
+  lora.targets = linear_names();  // QLoRA paper: adapters on all linear layers match full fine-tuning
+  std::optional<ObjectReader> l = r.optional_object("lora");
+  if (!l) return lora;
+  lora.rank = l->optional_integer("rank", 1, 65536).value_or(16);
+  l->optional_number("alpha", {0.0, 1e6, true});  // scales the update; no effect on memory or time
+  lora.dropout = l->optional_number("dropout", {0.0, 1.0}).value_or(0.0);
+  if (l->has("targets")) {
+    const std::vector<std::string> given = l->string_list("targets");
+    lora.targets.clear();
+    for (std::size_t i = 0; i < given.size(); ++i) {
+      const std::vector<std::string> expanded = expand_target(given[i]);
+      if (expanded.empty()) {
+        throw InputError(l->file(), l->path_of("targets") + "[" + std::to_string(i) + "]", "\"" + given[i] + "\"",
+                         "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear "
+                         "(or GPT-2's c_attn, c_proj, c_fc; Mixtral's w1, w2, w3)");
+      }
+      for (const std::string& e : expanded) {
+        if (std::find(lora.targets.begin(), lora.targets.end(), e) == lora.targets.end()) lora.targets.push_back(e);
+      }
+    }
+  }
+  l->finish();
+  return lora;
+}
+
+double read_tokens(ObjectReader& t, std::int64_t seq_len) {
+  const int forms = (t.has("tokens") ? 1 : 0) + (t.has("samples") ? 1 : 0) + (t.has("dataset_tokens") ? 1 : 0);
+  if (forms != 1) {
+    t.fail(t.has("tokens") ? "tokens" : "samples",
+           "exactly one of \"tokens\", \"samples\", or \"dataset_tokens\" with \"epochs\"");
+  }
+  if (t.has("tokens")) return t.number("tokens", {0.0, kMaxTokens, true, "tokens"});
+  if (t.has("samples")) {
+    const double samples = static_cast<double>(t.integer("samples", 1, kMaxSequences));
+    const double tokens = samples * static_cast<double>(seq_len);
+    if (tokens > kMaxTokens) t.fail("samples", "at most " + std::to_string(static_cast<std::int64_t>(kMaxTokens / static_cast<double>(seq_len))) + " sequences (1e15 tokens)");
+    return tokens;
+  }
+  const double dataset = t.number("dataset_tokens", {0.0, kMaxTokens, true, "tokens"});
+  const double epochs = t.number("epochs", {0.0, 1e4, true, "epochs"});
+  if (dataset * epochs > kMaxTokens) t.fail("epochs", "dataset_tokens x epochs of at most 1e15 tokens");
+  return dataset * epochs;
+}
+
+TrainingJob read_training(ObjectReader& r, const ModelSpec& model) {
+  ObjectReader t = r.object("training");
+  TrainingJob job;
+  const std::string seq_allowed =
+      "an integer from 1 to " + std::to_string(model.max_seq_len) + " (the model's max_position_embeddings)";
+  const nlohmann::json& seq = t.raw("seq_len");
+  if (!seq.is_number_integer() || seq.get<std::int64_t>() < 1 || seq.get<std::int64_t>() > model.max_seq_len) {
+    t.fail("seq_len", seq_allowed);
+  }
+  job.seq_len = seq.get<std::int64_t>();
+  job.tokens = read_tokens(t, job.seq_len);
+  if (t.has("global_batch_tokens") == t.has("global_batch_size")) {
+    t.fail("global_batch_tokens", "exactly one of \"global_batch_tokens\" and \"global_batch_size\" (sequences)");
+  }
+  if (t.has("global_batch_tokens")) {
+    const double tokens = t.number("global_batch_tokens", {0.0, 1e12, true, "tokens"});
+    const double sequences = tokens / static_cast<double>(job.seq_len);
+    if (sequences != std::floor(sequences) || sequences < 1.0) {
+      t.fail("global_batch_tokens", "a whole multiple of seq_len (" + std::to_string(job.seq_len) + ")");
+    }
+    job.global_batch_sequences = static_cast<std::int64_t>(sequences);
+  } else {
+    job.global_batch_sequences = t.integer("global_batch_size", 1, 100'000'000);
+  }
+  if (job.global_batch_tokens() > job.tokens) {
+    t.fail(t.has("global_batch_tokens") ? "global_batch_tokens" : "global_batch_size",
+           "a global batch no larger than the training tokens (" + io::describe(job.tokens) + ")");
+  }
+  const std::string precision = t.optional_choice("precision", {"fp32", "bf16", "fp16", "fp8"}).value_or("bf16");
+  job.precision = precision == "fp32" ? Precision::fp32 : precision == "fp16" ? Precision::fp16
+                : precision == "fp8" ? Precision::fp8 : Precision::bf16;
+  const std::string optimizer = t.optional_choice("optimizer", {"adamw", "adam8bit", "sgd"}).value_or("adamw");
+  job.optimizer = optimizer == "adam8bit" ? OptimizerKind::adam8bit
+                : optimizer == "sgd" ? OptimizerKind::sgd_momentum : OptimizerKind::adamw;
+  const std::string method = t.optional_choice("method", {"full", "lora", "qlora"}).value_or("full");
+  job.method = method == "lora" ? Method::lora : method == "qlora" ? Method::qlora : Method::full;
+  if (job.method == Method::full && t.has("lora")) t.fail("lora", "no \"lora\" block unless method is lora or qlora");
+  if (job.method != Method::full) job.lora = read_lora(t);
+  t.finish();
+  return job;
+}
+
+Constraints read_constraints(ObjectReader& r) {
+  Constraints c;
+  std::optional<ObjectReader> o = r.optional_object("constraints");
+  if (!o) return c;
+  c.deadline_hours = o->optional_number("deadline_hours", {0.0, 1e5, true, "hours"});
+  c.budget_usd = o->optional_number("budget_usd", {0.0, 1e10, true, "USD"});
+  c.min_completion_probability = o->optional_number("min_completion_probability", {0.0, 1.0, true}).value_or(0.9);
+  c.vram_headroom = o->optional_number("vram_headroom", {0.0, 0.5}).value_or(memory_defaults::kDefaultVramHeadroom);
+  o->finish();
+  return c;
+}
+
+SearchSpace read_search(ObjectReader& r) {
+  SearchSpace s;
+  std::optional<ObjectReader> o = r.optional_object("search");
+  if (!o) return s;
+  if (o->has("instances")) s.instances = o->string_list("instances");
+  if (o->has("gpus")) s.gpus = o->string_list("gpus");
+  s.max_nodes = static_cast<int>(o->optional_integer("max_nodes", 1, 4096).value_or(16));
+  if (o->has("pricing")) {
+    s.pricing.clear();
+    const std::vector<std::string> given = o->string_list("pricing");
+    for (std::size_t i = 0; i < given.size(); ++i) {
+      if (given[i] != "on_demand" && given[i] != "spot") {
+        throw InputError(o->file(), o->path_of("pricing") + "[" + std::to_string(i) + "]", "\"" + given[i] + "\"",
+                         "\"on_demand\" or \"spot\"");
+      }
+      s.pricing.push_back(given[i] == "spot" ? Pricing::spot : Pricing::on_demand);
+    }
+  }
+  o->finish();
+  return s;
+}
+
+CheckpointSpec read_checkpoint(ObjectReader& r) {
+  CheckpointSpec c;
+  std::optional<ObjectReader> o = r.optional_object("checkpoint");
+  if (!o) return c;
+  c.storage = o->optional_choice("storage", {"nvme", "network", "object_store"}).value_or("nvme");
+  c.keep = static_cast<int>(o->optional_integer("keep", 1, 1000).value_or(3));
+  o->finish();
+  return c;
+}
+
+NodeSpec read_cluster(const nlohmann::json& j, const Catalog& catalog, const std::string& file, const std::string& path) {
+  ObjectReader r(j, file, path);
+  NodeSpec n;
+  n.id = r.string("id");
+  n.provider = "inline";
+  const std::string gpu = r.string("gpu");
+  const GpuSpec* spec = catalog.find_gpu(gpu);
+  if (spec == nullptr) r.fail("gpu", "a GPU id from the catalog: " + catalog.gpu_ids_text());
+  n.gpu = *spec;
+  n.gpus_per_node = static_cast<int>(r.integer("gpus_per_node", 1, 64));
+  n.max_nodes = static_cast<int>(r.integer("max_nodes", 1, 100000));
+  n.intra_node_bytes_per_second_per_gpu = r.number("intra_node_GBps", {0.0, 1e5, true, "GB/s"}) * 1e9;
+  n.intra_node_link = IntraNodeLink::nvswitch;
+  n.inter_node_bits_per_second = r.number("inter_node_Gbps", {0.0, 1e6, false, "Gb/s"}) * 1e9;
+  n.host_memory_bytes = r.number("host_memory_GiB", {0.0, 1e6, true, "GiB"}) * kGiB;
+  n.vcpus = static_cast<int>(r.optional_integer("vcpus", 1, 100000).value_or(2 * n.gpus_per_node * 8));
+  n.local_nvme_bytes = r.optional_number("local_nvme_GB", {0.0, 1e7, false, "GB"}).value_or(0.0) * 1e9;
+  PriceQuote q;
+  q.region = "inline";
+  q.on_demand_usd_per_hour = r.number("usd_per_hour", {0.0, 1e6, false, "USD per hour"});
+  q.spot_usd_per_hour = r.optional_number("spot_usd_per_hour", {0.0, 1e6, false, "USD per hour"});
+  n.spot_interruptions_per_node_hour =
+      r.optional_number("spot_interruptions_per_node_hour", {0.0, 100.0, false, "per node-hour"});
+  n.prices.push_back(q);
+  n.source = "scenario " + file;
+  r.finish();
+  return n;
+}
+
+ModelSpec read_model(ObjectReader& r, const Catalog& catalog, const fs::path& scenario_file, ModelSource& source) {
+  const nlohmann::json& m = r.raw("model");
+  if (m.is_object()) {
+    source = {"inline", "scenario " + scenario_file.string()};
+    return model_from_hf_config(m, "inline", scenario_file.string(), r.path_of("model"));
+  }
+  if (!m.is_string() || m.get<std::string>().empty()) {
+    r.fail("model", "a catalog model id, a path to a Hugging Face config.json, or an inline config object");
+  }
+  const std::string name = m.get<std::string>();
+  if (catalog.has_model(name)) {
+    CatalogModel cm = catalog.model(name);
+    source = {"catalog " + name, cm.source + " (as of " + cm.as_of + ")"};
+    return cm.spec;
+  }
+  const bool looks_like_path = name.find('/') != std::string::npos || name.ends_with(".json");
+  if (!looks_like_path) r.fail("model", "a catalog model id (" + catalog.model_ids_text() + ") or a path to a config.json");
+  fs::path path = name;
+  if (path.is_relative()) path = scenario_file.parent_path() / path;
+  if (!fs::exists(path)) r.fail("model", "a catalog model id or an existing config.json (no file " + path.string() + ")");
+  source = {"file " + path.string(), path.string()};
+  return model_from_hf_config(io::parse_file(path), path.stem().string(), path.string(), "$");
+}
+
+}  // namespace
+
+Scenario load_scenario(const fs::path& file, const Catalog& catalog) {
+  const nlohmann::json doc = io::parse_file(file);
+  ObjectReader r(doc, file.string(), "$");
+  Scenario s;
+  s.file = file;
+  s.name = r.optional_string("name").value_or(file.stem().string());
+  r.optional_string("description");
+  s.model = read_model(r, catalog, file, s.model_source);
+  s.training = read_training(r, s.model);
+  s.constraints = read_constraints(r);
+  s.search = read_search(r);
+  s.checkpoint = read_checkpoint(r);
+  if (r.has("clusters")) {
+    const nlohmann::json& clusters = r.raw("clusters");
+    if (!clusters.is_array()) r.fail("clusters", "a list of machine descriptions");
+    for (std::size_t i = 0; i < clusters.size(); ++i) {
+      s.clusters.push_back(read_cluster(clusters[i], catalog, file.string(), "$.clusters[" + std::to_string(i) + "]"));
+    }
+  }
+  for (std::size_t i = 0; i < s.search.instances.size(); ++i) {
+    if (find_node(s, catalog, s.search.instances[i]) == nullptr) {
+      throw InputError(file.string(), "$.search.instances[" + std::to_string(i) + "]", "\"" + s.search.instances[i] + "\"",
+                       "a catalog instance id (" + catalog.instance_ids_text() + ") or an inline cluster id");
+    }
+  }
+  for (std::size_t i = 0; i < s.search.gpus.size(); ++i) {
+    if (catalog.find_gpu(s.search.gpus[i]) == nullptr) {
+      throw InputError(file.string(), "$.search.gpus[" + std::to_string(i) + "]", "\"" + s.search.gpus[i] + "\"",
+                       "a GPU id: " + catalog.gpu_ids_text());
+    }
+  }
+  if (r.has("config")) s.config_json = r.raw("config");
+  r.finish();
+  return s;
+}
+
+const NodeSpec* find_node(const Scenario& scenario, const Catalog& catalog, const std::string& id) {
+  for (const NodeSpec& n : scenario.clusters) {
+    if (n.id == id) return &n;
+  }
+  return catalog.find_instance(id);
+}
+
+}  // namespace preflight

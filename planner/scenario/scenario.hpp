@@ -1,0 +1,63 @@
+#pragma once
+// A scenario file (contract "Scenario"): the model, the training job, the constraints and the search
+// space, plus an optional inline config. Reading it validates everything a later stage relies on,
+// so the simulator and planner never see an impossible value.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/catalog/catalog.hpp"
+#include "simulator/hardware/node_spec.hpp"
+#include "simulator/model/model_spec.hpp"
+#include "simulator/strategy/strategy_config.hpp"
+#include "simulator/training/training_job.hpp"
+
+namespace preflight {
+
+struct Constraints {
+  std::optional<double> deadline_hours;
+  std::optional<double> budget_usd;
+  double min_completion_probability = 0.9;
+  double vram_headroom = 0.05;
+};
+
+struct SearchSpace {
+  std::vector<std::string> instances;  // empty: the whole catalog (or the GPUs below)
+  std::vector<std::string> gpus;
+  int max_nodes = 16;
+  std::vector<Pricing> pricing{Pricing::on_demand, Pricing::spot};
+};
+
+struct CheckpointSpec {
+  std::string storage = "nvme";
+  int keep = 3;
+};
+
+struct ModelSource {
+  std::string description;  // "catalog llama-2-7b", "file path/config.json", "inline"
+  std::string source;
+};
+
+struct Scenario {
+  std::filesystem::path file;
+  std::string name;
+  ModelSpec model;
+  ModelSource model_source;
+  TrainingJob training;
+  Constraints constraints;
+  SearchSpace search;
+  CheckpointSpec checkpoint;
+  std::vector<NodeSpec> clusters;            // inline machines, usable wherever an instance id is
+  std::optional<nlohmann::json> config_json;  // the inline "config", parsed against a machine later
+};
+
+Scenario load_scenario(const std::filesystem::path& file, const Catalog& catalog);
+
+// A machine by id: an inline cluster of the scenario first, then the catalog.
+const NodeSpec* find_node(const Scenario& scenario, const Catalog& catalog, const std::string& id);
+
+}  // namespace preflight

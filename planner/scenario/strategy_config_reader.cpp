@@ -1,0 +1,148 @@
+#include "planner/scenario/strategy_config_reader.hpp"
+
+#include <filesystem>
+
+#include "planner/io/json_reader.hpp"
+#include "simulator/core/errors.hpp"
+#include "simulator/memory/memory_estimate.hpp"
+
+namespace preflight {
+
+using io::ObjectReader;
+
+namespace {
+
+OffloadTarget offload_target(ObjectReader& r, std::string_view key) {
+  const std::string t = r.optional_choice(key, {"none", "cpu", "nvme"}).value_or("none");
+  return t == "cpu" ? OffloadTarget::cpu : t == "nvme" ? OffloadTarget::nvme : OffloadTarget::none;
+}
+
+Sharding parse_sharding(const std::string& s) {
+  if (s == "zero1") return Sharding::zero1;
+  if (s == "zero2") return Sharding::zero2;
+  if (s == "zero3") return Sharding::zero3;
+  if (s == "fsdp_full") return Sharding::fsdp_full;
+  if (s == "fsdp_grad_op") return Sharding::fsdp_grad_op;
+  if (s == "fsdp_hybrid") return Sharding::fsdp_hybrid;
+  return Sharding::ddp;
+}
+
+// micro_batch x grad_accum x DP = global batch; whichever of the two is missing is derived.
+void complete_batch(ObjectReader& r, StrategyConfig& c, std::int64_t global, std::int64_t dp) {
+  const std::optional<std::int64_t> mb = r.optional_integer("micro_batch", 1, 1'000'000);
+  const std::optional<std::int64_t> accum = r.optional_integer("grad_accum", 1, 1'000'000);
+  const std::string batch = "the global batch of " + std::to_string(global) + " sequences over DP degree " + std::to_string(dp);
+  if (global % dp != 0) {
+    r.fail(r.has("nodes") ? "nodes" : "instance", "a machine count whose DP degree divides " + batch);
+  }
+  const std::int64_t per_rank = global / dp;
+  if (mb && accum) {
+    if (*mb * *accum != per_rank) {
+      r.fail("grad_accum", "micro_batch x grad_accum = " + std::to_string(per_rank) + " (" + batch + ")");
+    }
+    c.micro_batch = *mb;
+    c.grad_accum = *accum;
+  } else if (mb) {
+    if (per_rank % *mb != 0) r.fail("micro_batch", "a divisor of " + std::to_string(per_rank) + " (" + batch + ")");
+    c.micro_batch = *mb;
+    c.grad_accum = per_rank / *mb;
+  } else if (accum) {
+    if (per_rank % *accum != 0) r.fail("grad_accum", "a divisor of " + std::to_string(per_rank) + " (" + batch + ")");
+    c.grad_accum = *accum;
+    c.micro_batch = per_rank / *accum;
+  } else {
+    c.micro_batch = 1;
+    c.grad_accum = per_rank;
+  }
+}
+
+}  // namespace
+
+ConfigSource config_source(const std::string& argument, const Scenario& scenario) {
+  if (argument.empty()) {
+    if (!scenario.config_json) {
+      throw InputError(scenario.file.string(), "$.config", "nothing (no --config and no inline \"config\")",
+                       "a config: --config FILE, --config '{...}', or \"config\" in the scenario");
+    }
+    return {*scenario.config_json, scenario.file.string(), "$.config"};
+  }
+  if (argument.front() == '{') {
+    try {
+      return {nlohmann::json::parse(argument), "--config", "$"};
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InputError("--config", "$", std::string("malformed JSON (") + e.what() + ")", "a JSON object or a file path");
+    }
+  }
+  return {io::parse_file(argument), argument, "$"};
+}
+
+std::int64_t dp_degree(const StrategyConfig& c, const NodeSpec& node) {
+  return static_cast<std::int64_t>(c.nodes) * node.gpus_per_node / (c.parallelism.tp * c.parallelism.pp);
+}
+
+StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& scenario, const Catalog& catalog) {
+  ObjectReader r(source.json, source.file, source.path);
+  StrategyConfig c;
+  c.instance = r.string("instance");
+  const NodeSpec* node = find_node(scenario, catalog, c.instance);
+  if (node == nullptr) {
+    r.fail("instance", "a catalog instance id (see `preflight catalog instances`) or an inline cluster id");
+  }
+  const bool networked = node->inter_node_bits_per_second > 0.0;
+  const int max_nodes = node->max_nodes.value_or(networked ? 4096 : 1);
+  c.nodes = static_cast<int>(r.optional_integer("nodes", 1, 100'000).value_or(1));
+  if (c.nodes > max_nodes) {
+    r.fail("nodes", "an integer from 1 to " + std::to_string(max_nodes) +
+                        (networked ? " (the cluster's size)" : " (" + c.instance + " has no network for multi-node training)"));
+  }
+
+  if (std::optional<ObjectReader> p = r.optional_object("parallelism")) {
+    c.parallelism.tp = static_cast<int>(p->optional_integer("tp", 1, 64).value_or(1));
+    c.parallelism.pp = static_cast<int>(p->optional_integer("pp", 1, 1024).value_or(1));
+    c.parallelism.sequence_parallel = p->optional_boolean("sequence_parallel").value_or(false);
+    c.parallelism.interleave = static_cast<int>(p->optional_integer("interleave", 1, 64).value_or(1));
+    p->finish();
+  }
+  c.sharding = parse_sharding(r.optional_choice("sharding", {"ddp", "zero1", "zero2", "zero3", "fsdp_full",
+                                                             "fsdp_grad_op", "fsdp_hybrid"}).value_or("ddp"));
+  if (std::optional<ObjectReader> o = r.optional_object("offload")) {
+    c.offload.optimizer = offload_target(*o, "optimizer");
+    c.offload.params = offload_target(*o, "params");
+    o->finish();
+  }
+  const std::string ac = r.optional_choice("activation_checkpointing", {"none", "selective", "full"}).value_or("none");
+  c.recompute = ac == "full" ? Recompute::full : ac == "selective" ? Recompute::selective : Recompute::none;
+  c.flash_attention = r.optional_boolean("flash_attention").value_or(true);
+  c.zero_init = r.optional_boolean("zero_init").value_or(true);
+  complete_batch(r, c, scenario.training.global_batch_sequences, dp_degree(c, *node));
+  c.pricing = r.optional_choice("pricing", {"on_demand", "spot"}).value_or("on_demand") == "spot" ? Pricing::spot
+                                                                                                   : Pricing::on_demand;
+  if (r.has("checkpoint_interval_minutes")) {
+    const nlohmann::json& v = r.raw("checkpoint_interval_minutes");
+    if (!(v.is_string() && v.get<std::string>() == "auto")) {
+      c.checkpoint_interval_minutes = r.number("checkpoint_interval_minutes", {0.0, 1e6, true, "minutes, or \"auto\""});
+    }
+  }
+  r.finish();
+  try {
+    validate_memory_config(c);
+  } catch (const InvalidConfig& e) {
+    // Point at the offending key, with the engine's rule as the allowed values.
+    const std::string key = e.field();
+    const std::string path = source.path + "." + key;
+    std::string value = "this combination";
+    const nlohmann::json* v = &source.json;
+    for (std::size_t start = 0; v != nullptr;) {
+      const std::size_t dot = key.find('.', start);
+      const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      v = (v->is_object() && v->contains(part)) ? &v->at(part) : nullptr;
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    if (v != nullptr) value = io::describe(*v);
+    throw InputError(source.file, path, value, e.what());
+  }
+  return c;
+}
+
+}  // namespace preflight

@@ -1,0 +1,31 @@
+#pragma once
+// Reads a config (contract "Config": one point of the search space) from a file, an inline JSON
+// string, or the scenario's "config" object, and completes it: micro-batch and gradient
+// accumulation are derived from each other so that they multiply with the DP degree to the global
+// batch.
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/catalog/catalog.hpp"
+#include "planner/scenario/scenario.hpp"
+#include "simulator/strategy/strategy_config.hpp"
+
+namespace preflight {
+
+struct ConfigSource {
+  nlohmann::json json;
+  std::string file;  // where it came from, for error messages
+  std::string path;  // "$" for a config file, "$.config" inline in a scenario
+};
+
+// `argument`: the --config value: a path, or a JSON object given inline ("{...}").
+ConfigSource config_source(const std::string& argument, const Scenario& scenario);
+
+StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& scenario, const Catalog& catalog);
+
+// The data-parallel degree of a config on its machine.
+std::int64_t dp_degree(const StrategyConfig& config, const NodeSpec& node);
+
+}  // namespace preflight

@@ -1,0 +1,97 @@
+#include "simulator/memory/activation_memory.hpp"
+
+#include <algorithm>
+
+#include "simulator/memory/memory_defaults.hpp"
+#include "simulator/model/parameter_count.hpp"
+
+namespace preflight {
+
+namespace {
+
+double activation_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
+
+// Transformer Engine keeps the fp8 cast of each GEMM input for backward instead of the 16-bit one.
+double gemm_input_bytes(Precision p) { return p == Precision::fp8 ? 1.0 : activation_bytes(p); }
+
+struct LayerTerms {
+  double attention_core = 0.0;  // what selective recompute drops: softmax and its dropout
+  double rest = 0.0;
+};
+
+LayerTerms layer_terms(const ModelSpec& m, const ActivationInputs& in) {
+  const double a = activation_bytes(in.precision);
+  const double g = gemm_input_bytes(in.precision);
+  const double h = static_cast<double>(m.hidden);
+  const double s = static_cast<double>(in.seq_len);
+  const double heads = static_cast<double>(m.heads);
+  const double inter = static_cast<double>(m.intermediate);
+  const double top_k = static_cast<double>(std::min(m.experts_per_token, m.experts));
+  const bool dropout = m.hidden_dropout > 0.0;
+
+  LayerTerms t;
+  // Attention block: two norm inputs, QKV input, Q/K/V (after rotary) for the score and value products,
+  // output-projection input, and the residual dropout mask.
+  t.rest += 2.0 * a * h;                                          // norm inputs (attention and MLP)
+  t.rest += g * h;                                                // QKV projection input
+  t.rest += a * static_cast<double>(m.q_dim() + 2 * m.kv_dim());  // Q, K, V
+  t.rest += g * static_cast<double>(m.q_dim());                   // o_proj input (flash attention's output O)
+  t.rest += dropout ? 2.0 * h : 0.0;                              // 1-byte masks after attention and MLP
+  if (in.flash_attention) {
+    t.rest += 4.0 * heads;  // fp32 log-sum-exp per head: all flash attention keeps of the scores
+  } else {
+    // Softmax output (a*s per head); with attention dropout its mask (1 byte) and output (a).
+    const bool attn_dropout = m.attention_dropout > 0.0;
+    t.attention_core = heads * s * (a + (attn_dropout ? 1.0 + a : 0.0));
+  }
+  // MLP: input, then per expert the token passes through.
+  t.rest += g * h;
+  if (m.mlp == MlpKind::gated) {
+    t.rest += top_k * (3.0 * a + g) * inter;  // gate, up, act(gate), down_proj input
+  } else {
+    t.rest += top_k * (a + g) * inter;  // GELU input, fc2 input
+  }
+  if (m.is_moe()) t.rest += 4.0 * static_cast<double>(m.experts);  // fp32 router logits
+
+  if (in.lora != nullptr && !in.lora->targets.empty()) {
+    // Each adapted module keeps the adapter input after dropout (plus its mask) and A's output.
+    for (const LinearShape& l : layer_linears(m)) {
+      if (std::find(in.lora->targets.begin(), in.lora->targets.end(), l.name) == in.lora->targets.end()) continue;
+      const double copies = l.copies > 1 ? top_k : 1.0;
+      const double dropout_bytes = in.lora->dropout > 0.0 ? (a + 1.0) * static_cast<double>(l.in) : 0.0;
+      t.rest += copies * (dropout_bytes + a * static_cast<double>(in.lora->rank));
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+double layer_activation_bytes_per_token(const ModelSpec& model, const ActivationInputs& in) {
+  const LayerTerms t = layer_terms(model, in);
+  return t.rest + t.attention_core;
+}
+
+ActivationMemory activation_memory(const ModelSpec& m, const ActivationInputs& in) {
+  const double tokens = static_cast<double>(in.seq_len * in.micro_batch);
+  const double a = activation_bytes(in.precision);
+  const LayerTerms t = layer_terms(m, in);
+  const double full_layer = (t.rest + t.attention_core) * tokens;
+
+  ActivationMemory mem;
+  switch (in.recompute) {
+    case Recompute::none: mem.per_layer_stored = full_layer; break;
+    case Recompute::selective: mem.per_layer_stored = t.rest * tokens; break;
+    case Recompute::full:
+      // Only each layer's input is kept (Korthikanti: 2sbh); backward rebuilds one layer at a time.
+      mem.per_layer_stored = a * static_cast<double>(m.hidden) * tokens;
+      mem.recompute_working = full_layer;
+      break;
+  }
+  mem.outside_layers = 2.0 * a * static_cast<double>(m.hidden) * tokens;
+  mem.logits = static_cast<double>(m.vocab) * tokens * (a + memory_defaults::kLossBytesPerLogit);
+  mem.layers_total = mem.per_layer_stored * static_cast<double>(m.layers) + mem.recompute_working + mem.outside_layers;
+  return mem;
+}
+
+}  // namespace preflight

@@ -1,0 +1,63 @@
+#pragma once
+// Named defaults of the memory model, each with the reason it has the value it has. A calibration
+// profile or a scenario may override the ones that depend on the software stack.
+
+#include <cstdint>
+
+namespace preflight::memory_defaults {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// CUDA context plus the kernels PyTorch loads lazily (CUDA >= 11.7): 300-600 MiB per process on
+// A100/H100 in nvidia-smi before the first allocation. The upper end, since an OOM check must not
+// be optimistic.
+constexpr double kCudaContextBytes = 512.0 * kMiB;
+
+// cuBLAS/cuBLASLt workspace: 32 MiB per handle on Hopper (cuBLAS docs, "cublasSetWorkspace"),
+// one handle for the compute stream and one for a side stream.
+constexpr double kCublasWorkspaceBytes = 64.0 * kMiB;
+
+// NCCL buffers per rank once a communicator exists: NCCL_BUFFSIZE (4 MiB) per protocol, channel and
+// peer; 300-600 MB per rank on 8-GPU NVSwitch nodes. Counted only when more than one GPU takes part.
+constexpr double kNcclBufferBytes = 512.0 * kMiB;
+
+// PyTorch's caching allocator rounds and splits blocks; the reserved-minus-allocated gap on
+// transformer training is 5-15% of the memory that churns every step (activations, logits).
+constexpr double kAllocatorFragmentationOfActivations = 0.10;
+
+// PyTorch DDP default gradient_as_bucket_view=False: the reducer keeps flat bucket tensors beside
+// param.grad, as large as all gradients together (PyTorch DDP docs).
+constexpr bool kDdpGradientAsBucketView = false;
+
+// DeepSpeed defaults (deepspeed/runtime/zero/config.py): reduce_bucket_size 5e8 elements;
+// stage3_prefetch_bucket_size 5e7 elements.
+constexpr double kDeepSpeedReduceBucketElements = 5e8;
+constexpr double kDeepSpeedPrefetchBucketElements = 5e7;
+
+// DeepSpeed's memory estimator multiplies host memory by 1.5 for pinned buffers and allocator slack
+// (additional_buffer_factor in estimate_zero{2,3}_model_states_mem_needs).
+constexpr double kHostBufferFactor = 1.5;
+
+// Pinned staging buffers on the host for NVMe offload (DeepSpeed aio: buffer_count 5 x buffer_size
+// 1e8 elements in fp16/fp32 for parameters, plus optimizer swap buffers): about 2 GiB per rank.
+constexpr double kNvmeStagingBytesPerRank = 2.0 * kGiB;
+
+// Hugging Face *ForCausalLM upcasts logits to fp32 before the loss (4 bytes per logit) and
+// cross_entropy keeps the fp32 log-softmax for backward (4 more); the lm_head output itself is in
+// the activation dtype. This is the peak for 128k-token vocabularies.
+constexpr double kLossBytesPerLogit = 8.0;
+
+// bitsandbytes NF4 with double quantization (QLoRA paper, section 3): 4 bits per weight, an 8-bit
+// absmax per block of 64, and an fp32 second-level constant per 256 blocks.
+constexpr double kNf4BytesPerWeight = 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0);
+
+// bitsandbytes 8-bit optimizers: one byte per state, block-wise quantization with an fp32 absmax
+// per block of 256 (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
+constexpr double kAdam8bitBytesPerParam = 2.0 * (1.0 + 4.0 / 256.0);
+
+// Default VRAM headroom when the scenario gives none: memory the model does not see (driver
+// reservations, other processes, allocator variance between runs).
+constexpr double kDefaultVramHeadroom = 0.05;
+
+}  // namespace preflight::memory_defaults

@@ -1,0 +1,94 @@
+#include "simulator/memory/memory_estimate.hpp"
+
+#include <algorithm>
+
+#include "simulator/core/errors.hpp"
+#include "simulator/memory/memory_defaults.hpp"
+#include "simulator/model/parameter_count.hpp"
+
+namespace preflight {
+
+namespace md = memory_defaults;
+
+void validate_memory_config(const StrategyConfig& c) {
+  const ShardingScheme scheme = sharding_scheme(c.sharding);
+  const bool any_offload = c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none;
+  if (c.parallelism.tp != 1 || c.parallelism.pp != 1) {
+    throw InvalidConfig("parallelism", "tensor and pipeline parallelism (tp, pp > 1) are not modelled yet; use tp = pp = 1");
+  }
+  if (scheme.engine == Engine::pytorch_ddp && any_offload) {
+    throw InvalidConfig("offload", "offload needs a DeepSpeed ZeRO stage or FSDP; DDP keeps every state on the GPU");
+  }
+  if (c.offload.params != OffloadTarget::none && scheme.stage != 3) {
+    throw InvalidConfig("offload.params", "parameter offload needs ZeRO-3 or FSDP full/hybrid sharding (ZeRO-Infinity, CPUOffload)");
+  }
+  if (scheme.engine == Engine::fsdp) {
+    if (c.offload.optimizer != c.offload.params) {
+      throw InvalidConfig("offload", "FSDP's CPUOffload moves parameters, gradients and optimizer state together: "
+                          "set offload.optimizer and offload.params both to cpu, or both to none");
+    }
+    if (c.offload.params == OffloadTarget::nvme) throw InvalidConfig("offload.params", "FSDP cannot offload to NVMe; use cpu");
+  }
+  if (scheme.engine == Engine::deepspeed && c.offload.optimizer == OffloadTarget::nvme && scheme.stage != 3) {
+    throw InvalidConfig("offload.optimizer", "NVMe offload of the optimizer needs ZeRO-3 (ZeRO-Infinity)");
+  }
+}
+
+MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingJob& job, const StrategyConfig& c,
+                               const NodeSpec& node, double vram_headroom) {
+  validate_memory_config(c);
+  const double world = static_cast<double>(c.nodes) * node.gpus_per_node;
+  const double dp = world / static_cast<double>(c.parallelism.tp * c.parallelism.pp);
+
+  ShardingLayout layout;
+  layout.scheme = sharding_scheme(c.sharding);
+  layout.shard_degree = c.sharding == Sharding::fsdp_hybrid ? std::min<double>(dp, node.gpus_per_node) : dp;
+  layout.offload = c.offload;
+  layout.zero_init = c.zero_init;
+  layout.gpus_per_node = node.gpus_per_node;
+  layout.world_size = world;
+
+  const ParameterFootprint footprint = parameter_footprint(model, job);
+  const StateBytes bytes = state_bytes(job.precision, job.optimizer, job.method != Method::full);
+  const ModelStateMemory states = model_state_memory(footprint, bytes, layout);
+
+  ActivationInputs act_in;
+  act_in.seq_len = job.seq_len;
+  act_in.micro_batch = c.micro_batch;
+  act_in.precision = job.precision;
+  act_in.recompute = c.recompute;
+  act_in.flash_attention = c.flash_attention;
+  act_in.lora = job.method == Method::full ? nullptr : &job.lora;
+  const ActivationMemory act = activation_memory(model, act_in);
+
+  MemoryEstimate e;
+  MemoryBreakdown& g = e.gpu;
+  g.params = states.params;
+  g.gathered_params = states.gathered_params;
+  g.grads = states.grads;
+  g.grad_buffers = states.grad_buffers;
+  g.optimizer = states.optimizer;
+  g.activations = act.layers_total;
+  g.logits = act.logits;
+  g.comm_buffers = states.comm_buffers + (world > 1.0 ? md::kNcclBufferBytes : 0.0);
+  g.cuda_context = md::kCudaContextBytes;
+  g.workspace = md::kCublasWorkspaceBytes;
+  if (job.method == Method::qlora) {
+    // bitsandbytes dequantizes one 4-bit weight to 16 bits for each matmul.
+    g.workspace += 2.0 * static_cast<double>(count_parameters(model).largest_block_linear);
+  }
+  g.fragmentation = md::kAllocatorFragmentationOfActivations * (g.activations + g.logits);
+
+  e.peak_bytes = g.total();
+  e.capacity_bytes = node.gpu.memory_bytes;
+  e.usable_bytes = node.gpu.memory_bytes * (1.0 - vram_headroom);
+  e.host_bytes_per_node = host_bytes_per_node(footprint, states, layout);
+  e.host_capacity_bytes = node.host_memory_bytes;
+  e.nvme_bytes_per_node = states.nvme_bytes * node.gpus_per_node;
+  e.nvme_capacity_bytes = node.local_nvme_bytes;
+  e.dp_degree = dp;
+  e.shard_degree = layout.shard_degree;
+  return e;
+}
+
+}  // namespace preflight

@@ -1,0 +1,61 @@
+#pragma once
+// Per-GPU and per-node memory of one configuration: the breakdown the contract's "memory" object
+// reports, and whether it fits with the requested headroom.
+//
+// The peak is the sum of every component, as if all were alive at once: conservative for an OOM
+// check. The step simulator's timeline refines it to the real moment of the peak.
+
+#include "simulator/hardware/node_spec.hpp"
+#include "simulator/memory/activation_memory.hpp"
+#include "simulator/memory/model_state_memory.hpp"
+#include "simulator/model/model_spec.hpp"
+#include "simulator/strategy/strategy_config.hpp"
+#include "simulator/training/training_job.hpp"
+
+namespace preflight {
+
+struct MemoryBreakdown {
+  double params = 0.0;
+  double gathered_params = 0.0;
+  double grads = 0.0;
+  double grad_buffers = 0.0;
+  double optimizer = 0.0;
+  double activations = 0.0;
+  double logits = 0.0;
+  double comm_buffers = 0.0;
+  double cuda_context = 0.0;
+  double workspace = 0.0;
+  double fragmentation = 0.0;
+
+  double total() const {
+    return params + gathered_params + grads + grad_buffers + optimizer + activations + logits + comm_buffers +
+           cuda_context + workspace + fragmentation;
+  }
+};
+
+struct MemoryEstimate {
+  MemoryBreakdown gpu;
+  double peak_bytes = 0.0;
+  double capacity_bytes = 0.0;
+  double usable_bytes = 0.0;  // capacity less the headroom
+  double host_bytes_per_node = 0.0;
+  double host_capacity_bytes = 0.0;
+  double nvme_bytes_per_node = 0.0;
+  double nvme_capacity_bytes = 0.0;
+  double dp_degree = 1.0;
+  double shard_degree = 1.0;
+
+  bool fits_gpu() const { return peak_bytes <= usable_bytes; }
+  bool fits_host() const { return host_bytes_per_node <= host_capacity_bytes; }
+  bool fits_nvme() const { return nvme_bytes_per_node <= nvme_capacity_bytes; }
+  bool fits() const { return fits_gpu() && fits_host() && fits_nvme(); }
+};
+
+// Checks what the memory model cannot represent (offload combinations an engine does not offer);
+// throws InvalidConfig naming the problem.
+void validate_memory_config(const StrategyConfig& config);
+
+MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingJob& job, const StrategyConfig& config,
+                               const NodeSpec& node, double vram_headroom);
+
+}  // namespace preflight

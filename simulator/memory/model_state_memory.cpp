@@ -1,0 +1,122 @@
+#include "simulator/memory/model_state_memory.hpp"
+
+#include <algorithm>
+
+#include "simulator/memory/memory_defaults.hpp"
+
+namespace preflight {
+
+namespace md = memory_defaults;
+
+namespace {
+
+// DeepSpeed ZeRO-1/2/3.
+ModelStateMemory deepspeed(const ParameterFootprint& f, const StateBytes& b, const ShardingLayout& l) {
+  const int stage = l.scheme.stage;
+  const double n = l.shard_degree;
+  const double p = f.trainable;
+  const bool offload_optimizer = l.offload.optimizer != OffloadTarget::none;
+  const bool offload_params = l.offload.params != OffloadTarget::none;
+  const double param_share = stage == 3 ? 1.0 / n : 1.0;
+
+  ModelStateMemory m;
+  if (!offload_params) m.params = (b.weights + b.fp8_cache) * p * param_share + f.frozen_bytes * param_share;
+  m.optimizer = offload_optimizer ? 0.0 : b.optimizer() * p / n;
+
+  // With the optimizer offloaded, each bucket's reduced gradients are copied to pinned host memory
+  // and the device copies released (ZeRO-Offload), so no gradient stays on the GPU.
+  if (!offload_optimizer) {
+    m.grads = b.grads * p * (stage >= 2 ? 1.0 / n : 1.0);
+    const double fp32_partition = b.master > 0.0 ? 4.0 * p / n : 0.0;
+    if (stage <= 2) {
+      // param.grad stays allocated at full size until the step; the owned partition is copied to
+      // fp32 for the optimizer.
+      m.grad_buffers = (b.grads * p - m.grads) + fp32_partition;
+    } else if (fp32_partition > 0.0) {
+      // Stage 3 reduces straight into the partition and upcasts it in place for the step.
+      m.grad_buffers = fp32_partition - m.grads;
+    }
+  }
+  if (stage == 3) m.gathered_params = (b.weights + b.grads) * f.largest_module;
+
+  const double model_elements = p + (b.weights > 0.0 ? f.frozen_bytes / b.weights : 0.0);
+  m.comm_buffers = b.grads * std::min(md::kDeepSpeedReduceBucketElements, p);
+  if (stage == 3) m.comm_buffers += b.weights * std::min(md::kDeepSpeedPrefetchBucketElements, model_elements);
+
+  // Offloaded states: fp32 params, moments and fp32 gradients of the rank's partition (16 bytes per
+  // parameter for mixed-precision Adam, DeepSpeed's estimator), and the 16-bit parameter partition.
+  if (offload_optimizer) {
+    const double optimizer_bytes = (std::max(b.weights, 4.0) + b.moments + 4.0) * p / n;
+    (l.offload.optimizer == OffloadTarget::cpu ? m.host_offload_bytes : m.nvme_bytes) += optimizer_bytes;
+  }
+  if (offload_params) {
+    const double param_bytes = b.weights * p / n + f.frozen_bytes / n;
+    (l.offload.params == OffloadTarget::cpu ? m.host_offload_bytes : m.nvme_bytes) += param_bytes;
+  }
+  return m;
+}
+
+// PyTorch FSDP: the sharded flat parameter is kept in fp32 under a mixed-precision policy and is the
+// optimizer's master copy; units (one per transformer block, plus the root) are gathered in the
+// compute dtype around their use.
+ModelStateMemory fsdp(const ParameterFootprint& f, const StateBytes& b, const ShardingLayout& l) {
+  const double n = l.shard_degree;
+  const double p = f.trainable;
+  const double shard_bytes = std::max(b.weights, 4.0) + 4.0 + b.moments;  // fp32 param, fp32 grad, moments
+  const bool offloaded = l.offload.params != OffloadTarget::none;
+
+  ModelStateMemory m;
+  if (!offloaded) {
+    m.params = std::max(b.weights, 4.0) * p / n + f.frozen_bytes / n;
+    m.grads = 4.0 * p / n;
+    m.optimizer = b.moments * p / n;
+  } else {
+    m.host_offload_bytes = shard_bytes * p / n + f.frozen_bytes / n;
+  }
+  const double unit = f.layer_params;
+  if (l.scheme.stage == 3) {
+    // The root unit stays gathered through forward and backward; the running block and the one
+    // prefetched next are gathered, and the running block's unreduced gradients exist.
+    m.gathered_params = b.weights * f.root_params + (2.0 * b.weights + b.grads) * unit;
+  } else {
+    // SHARD_GRAD_OP keeps every unit gathered from forward to the end of backward.
+    m.gathered_params = b.weights * p + f.frozen_bytes + b.grads * unit;
+  }
+  return m;
+}
+
+// PyTorch DDP: every rank holds everything.
+ModelStateMemory ddp(const ParameterFootprint& f, const StateBytes& b, const ShardingLayout& l) {
+  const double p = f.trainable;
+  ModelStateMemory m;
+  m.params = (b.weights + b.fp8_cache) * p + f.frozen_bytes;
+  m.grads = b.grads * p;
+  m.optimizer = b.optimizer() * p;
+  if (l.world_size > 1.0 && !md::kDdpGradientAsBucketView) m.comm_buffers = b.grads * p;
+  return m;
+}
+
+}  // namespace
+
+ModelStateMemory model_state_memory(const ParameterFootprint& footprint, const StateBytes& bytes,
+                                    const ShardingLayout& layout) {
+  switch (layout.scheme.engine) {
+    case Engine::deepspeed: return deepspeed(footprint, bytes, layout);
+    case Engine::fsdp: return fsdp(footprint, bytes, layout);
+    case Engine::pytorch_ddp: return ddp(footprint, bytes, layout);
+  }
+  return {};
+}
+
+double host_bytes_per_node(const ParameterFootprint& footprint, const ModelStateMemory& states,
+                           const ShardingLayout& layout) {
+  const double ranks = layout.gpus_per_node;
+  const bool gathered_init = layout.zero_init && layout.scheme.stage == 3;
+  // zero.Init / FSDP meta-device init materialize one module at a time (fp32), not the whole model.
+  const double load = gathered_init ? 4.0 * footprint.largest_module : footprint.load_bytes_per_rank;
+  const bool nvme = layout.offload.optimizer == OffloadTarget::nvme || layout.offload.params == OffloadTarget::nvme;
+  const double resident = states.host_offload_bytes + (nvme ? md::kNvmeStagingBytesPerRank : 0.0);
+  return md::kHostBufferFactor * ranks * std::max(load, resident);
+}
+
+}  // namespace preflight

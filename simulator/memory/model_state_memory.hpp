@@ -1,0 +1,53 @@
+#pragma once
+// Per-GPU memory of the model states (parameters, gradients, optimizer) under a sharding scheme,
+// and the host memory that offload and model loading need per node.
+//
+// Two accountings meet here and are kept apart on purpose:
+// - the ZeRO paper's "model states" (params + grads + optimizer: 16P, 4P + 12P/N, 2P + 14P/N,
+//   16P/N for mixed-precision Adam), which `params + grads + optimizer` reproduces exactly;
+// - what the DeepSpeed runtime allocates besides, which the paper calls temporary buffers: the fp32
+//   gradient partition the optimizer step reads, full-size param.grad tensors under ZeRO-1/2, and the
+//   gathered module under ZeRO-3 (`grad_buffers` and `gathered_params`). DeepSpeed's own estimator
+//   (docs memory.rst) counts those, and so do we.
+
+#include "simulator/memory/parameter_footprint.hpp"
+#include "simulator/strategy/strategy_config.hpp"
+
+namespace preflight {
+
+struct ShardingLayout {
+  ShardingScheme scheme;
+  double shard_degree = 1.0;  // GPUs the states are partitioned over (DP degree, or a node for hybrid)
+  Offload offload;
+  bool zero_init = true;
+  double gpus_per_node = 1.0;
+  double world_size = 1.0;  // GPUs in the data-parallel group (DDP buckets exist only when > 1)
+};
+
+struct ModelStateMemory {
+  // Per GPU, bytes.
+  double params = 0.0;
+  double gathered_params = 0.0;
+  double grads = 0.0;
+  double grad_buffers = 0.0;
+  double optimizer = 0.0;
+  double comm_buffers = 0.0;
+  // Per rank, off the GPU.
+  double host_offload_bytes = 0.0;
+  double nvme_bytes = 0.0;
+
+  double zero_paper_model_states() const { return params + grads + optimizer; }
+  // What DeepSpeed's estimator (estimate_zero{2,3}_model_states_mem_needs) counts: the model states
+  // and their temporaries, not the communication buckets.
+  double with_temporaries() const { return params + gathered_params + grads + grad_buffers + optimizer; }
+};
+
+ModelStateMemory model_state_memory(const ParameterFootprint& footprint, const StateBytes& bytes,
+                                    const ShardingLayout& layout);
+
+// Host memory per node: ranks loading the weights, or holding offloaded states, whichever is larger,
+// times DeepSpeed's buffer factor for pinned staging and allocator slack.
+double host_bytes_per_node(const ParameterFootprint& footprint, const ModelStateMemory& states,
+                           const ShardingLayout& layout);
+
+}  // namespace preflight

@@ -1,0 +1,20 @@
+#include "simulator/model/flops.hpp"
+
+#include "simulator/model/parameter_count.hpp"
+
+namespace preflight {
+
+FlopsPerToken flops_per_token(const ModelSpec& model, std::int64_t seq_len) {
+  const ParameterCount c = count_parameters(model);
+  // The embedding lookup is not a matmul; the lm_head is (tied or not).
+  const double matmul_params = static_cast<double>(c.active_per_token() - c.embedding - c.position_embedding +
+                                                   (model.tied_embeddings ? c.embedding : 0));
+  FlopsPerToken f;
+  f.forward_matmul = 2.0 * matmul_params;
+  f.forward_attention = 2.0 * 2.0 * static_cast<double>(model.layers * seq_len * model.q_dim());
+  return f;
+}
+
+double backward_to_forward_ratio(Method method) { return method == Method::full ? 2.0 : 1.0; }
+
+}  // namespace preflight

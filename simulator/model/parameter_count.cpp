@@ -1,0 +1,46 @@
+#include "simulator/model/parameter_count.hpp"
+
+#include <algorithm>
+
+namespace preflight {
+
+std::vector<LinearShape> layer_linears(const ModelSpec& m) {
+  const std::int64_t e = m.experts;
+  std::vector<LinearShape> out{
+      {"q_proj", m.hidden, m.q_dim(), 1, m.qkv_bias},
+      {"k_proj", m.hidden, m.kv_dim(), 1, m.qkv_bias},
+      {"v_proj", m.hidden, m.kv_dim(), 1, m.qkv_bias},
+      {"o_proj", m.q_dim(), m.hidden, 1, m.o_bias},
+  };
+  if (m.mlp == MlpKind::gated) out.push_back({"gate_proj", m.hidden, m.intermediate, e, m.mlp_bias});
+  out.push_back({"up_proj", m.hidden, m.intermediate, e, m.mlp_bias});
+  out.push_back({"down_proj", m.intermediate, m.hidden, e, m.mlp_bias});
+  return out;
+}
+
+ParameterCount count_parameters(const ModelSpec& m) {
+  ParameterCount c;
+  c.layers = m.layers;
+  c.embedding = m.vocab * m.hidden;
+  c.position_embedding = m.learned_positions ? m.max_seq_len * m.hidden : 0;
+  const std::int64_t norm_params = m.norm == NormKind::layer ? 2 * m.hidden : m.hidden;
+  c.norms_per_layer = 2 * norm_params;
+  c.final_norm = norm_params;
+  c.lm_head = m.tied_embeddings ? 0 : m.vocab * m.hidden;
+  c.router_per_layer = m.is_moe() ? m.hidden * m.experts : 0;
+
+  std::int64_t largest = std::max(c.embedding, c.lm_head);
+  for (const LinearShape& l : layer_linears(m)) {
+    const bool is_mlp = l.name == "gate_proj" || l.name == "up_proj" || l.name == "down_proj";
+    (is_mlp ? c.mlp_per_layer : c.attention_per_layer) += l.params();
+    c.block_linear_weights += m.layers * l.weights();
+    // An expert's matrices are separate modules; DeepSpeed gathers them one module at a time.
+    largest = std::max(largest, l.params() / l.copies);
+    c.largest_block_linear = std::max(c.largest_block_linear, l.in * l.out);
+  }
+  c.largest_module = largest;
+  c.mlp_active_per_layer = c.mlp_per_layer / m.experts * std::min(m.experts_per_token, m.experts);
+  return c;
+}
+
+}  // namespace preflight

@@ -1,0 +1,58 @@
+#pragma once
+// One point of the search space: which machines, how many, and how the job is laid out on them
+// (the contract's "config" object).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace preflight {
+
+enum class Sharding { ddp, zero1, zero2, zero3, fsdp_full, fsdp_grad_op, fsdp_hybrid };
+enum class OffloadTarget { none, cpu, nvme };
+enum class Recompute { none, selective, full };
+enum class Pricing { on_demand, spot };
+
+struct Parallelism {
+  int tp = 1;
+  int pp = 1;
+  bool sequence_parallel = false;
+  int interleave = 1;
+};
+
+struct Offload {
+  OffloadTarget optimizer = OffloadTarget::none;
+  OffloadTarget params = OffloadTarget::none;
+};
+
+struct StrategyConfig {
+  std::string instance;
+  int nodes = 1;
+  Parallelism parallelism;
+  Sharding sharding = Sharding::ddp;
+  Offload offload;
+  Recompute recompute = Recompute::none;
+  bool flash_attention = true;
+  bool zero_init = true;  // DeepSpeed zero.Init / FSDP meta-device init: ranks never hold the whole model
+  std::int64_t micro_batch = 1;
+  std::int64_t grad_accum = 1;
+  Pricing pricing = Pricing::on_demand;
+  std::optional<double> checkpoint_interval_minutes;  // empty = auto (Young/Daly)
+};
+
+// Which ZeRO stage a sharding choice amounts to, and who implements it.
+enum class Engine { pytorch_ddp, deepspeed, fsdp };
+
+struct ShardingScheme {
+  Engine engine = Engine::pytorch_ddp;
+  int stage = 0;  // 0: replicated; 1: optimizer; 2: + gradients; 3: + parameters (ZeRO paper)
+};
+
+ShardingScheme sharding_scheme(Sharding s);
+
+std::string to_string(Sharding s);
+std::string to_string(OffloadTarget t);
+std::string to_string(Recompute r);
+std::string to_string(Pricing p);
+
+}  // namespace preflight

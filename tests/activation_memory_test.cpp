@@ -1,0 +1,91 @@
+// Activation memory against Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
+// Transformer Models", section 4.1, equations 1-2 and section 5): with 16-bit activations, GPT with
+// dropout and a 4h MLP keeps s*b*h*(34 + 5*a*s/h) bytes per layer without recompute, 34*s*b*h with
+// selective recompute, and 2*s*b*h with full recompute.
+
+#include <gtest/gtest.h>
+
+#include "simulator/memory/activation_memory.hpp"
+
+namespace preflight {
+namespace {
+
+ModelSpec gpt3_175b() {
+  ModelSpec m;
+  m.id = "gpt3-175b";
+  m.hidden = 12288;
+  m.layers = 96;
+  m.heads = 96;
+  m.kv_heads = 96;
+  m.head_dim = 128;
+  m.intermediate = 4 * 12288;
+  m.vocab = 51200;
+  m.max_seq_len = 2048;
+  m.tied_embeddings = true;
+  m.learned_positions = true;
+  m.mlp = MlpKind::plain;
+  m.norm = NormKind::layer;
+  m.qkv_bias = m.o_bias = m.mlp_bias = true;
+  m.attention_dropout = 0.1;
+  m.hidden_dropout = 0.1;
+  return m;
+}
+
+ActivationInputs inputs(Recompute r, bool flash) {
+  ActivationInputs in;
+  in.seq_len = 2048;
+  in.micro_batch = 1;
+  in.precision = Precision::bf16;
+  in.recompute = r;
+  in.flash_attention = flash;
+  return in;
+}
+
+TEST(ActivationMemory, KorthikantiNoRecompute) {
+  const ModelSpec m = gpt3_175b();
+  const ActivationMemory a = activation_memory(m, inputs(Recompute::none, false));
+  const double s = 2048, b = 1, h = 12288, heads = 96;
+  EXPECT_DOUBLE_EQ(a.per_layer_stored, s * b * h * (34.0 + 5.0 * heads * s / h));
+}
+
+TEST(ActivationMemory, KorthikantiSelectiveRecomputeDropsTheAttentionCore) {
+  const ActivationMemory a = activation_memory(gpt3_175b(), inputs(Recompute::selective, false));
+  EXPECT_DOUBLE_EQ(a.per_layer_stored, 2048.0 * 12288.0 * 34.0);
+}
+
+TEST(ActivationMemory, KorthikantiFullRecomputeKeepsLayerInputsOnly) {
+  const ActivationMemory a = activation_memory(gpt3_175b(), inputs(Recompute::full, false));
+  EXPECT_DOUBLE_EQ(a.per_layer_stored, 2.0 * 2048.0 * 12288.0);
+  // Backward rebuilds one layer at a time: its full activations come back once.
+  EXPECT_DOUBLE_EQ(a.recompute_working, 2048.0 * 12288.0 * (34.0 + 5.0 * 96.0 * 2048.0 / 12288.0));
+}
+
+// Flash attention keeps only the output and an fp32 log-sum-exp per head instead of the a*s^2 scores.
+TEST(ActivationMemory, FlashAttentionKeepsNoScores) {
+  const ActivationMemory flash = activation_memory(gpt3_175b(), inputs(Recompute::none, true));
+  EXPECT_DOUBLE_EQ(flash.per_layer_stored, 2048.0 * (34.0 * 12288.0 + 4.0 * 96.0));
+}
+
+// Hand-worked Llama-2-7B layer (no dropout, SwiGLU, h = 4096, I = 11008), bytes per token in bf16:
+// norm inputs 2*2h, QKV input 2h, Q/K/V 3*2h, o_proj input 2h, MLP input 2h,
+// gate/up/act/down inputs 4*2I  =>  16h + 8I = 153,600 bytes.
+TEST(ActivationMemory, Llama2LayerByHand) {
+  ModelSpec m;
+  m.hidden = 4096;
+  m.layers = 32;
+  m.heads = m.kv_heads = 32;
+  m.head_dim = 128;
+  m.intermediate = 11008;
+  m.vocab = 32000;
+  m.max_seq_len = 4096;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes_per_token(m, inputs(Recompute::none, true)), 16.0 * 4096 + 8.0 * 11008 + 4.0 * 32);
+}
+
+// Logits in bf16 plus the fp32 upcast and the fp32 log-softmax: 10 bytes per vocabulary entry per token.
+TEST(ActivationMemory, LogitsAndLossBuffers) {
+  const ActivationMemory a = activation_memory(gpt3_175b(), inputs(Recompute::full, true));
+  EXPECT_DOUBLE_EQ(a.logits, 2048.0 * 51200.0 * 10.0);
+}
+
+}  // namespace
+}  // namespace preflight

@@ -1,0 +1,66 @@
+// Golden outputs of `preflight check` for every bundled scenario (table and JSON), so any change to
+// a model shows up as a readable diff. Regenerate after an intended change with
+//   PREFLIGHT_UPDATE_GOLDEN=1 ctest -R Golden
+// and review the diff like code.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "support/cli_runner.hpp"
+
+namespace preflight {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> scenario_names() {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(fs::path(PREFLIGHT_SOURCE_DIR) / "scenarios")) {
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void compare_or_update(const fs::path& golden, const std::string& actual) {
+  if (const char* update = std::getenv("PREFLIGHT_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1") {
+    test::write_text(golden, actual);
+    return;
+  }
+  ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with PREFLIGHT_UPDATE_GOLDEN=1 to create it";
+  EXPECT_EQ(test::read_text(golden), actual) << "output differs from " << golden;
+}
+
+class GoldenCheck : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GoldenCheck, TableAndJsonMatch) {
+  const std::string scenario = std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/" + GetParam() + ".json";
+  const fs::path golden = fs::path(PREFLIGHT_SOURCE_DIR) / "tests" / "golden";
+  for (const std::string format : {"table", "json"}) {
+    const test::CliResult r = test::run_preflight("check " + scenario + " --format " + format);
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+    compare_or_update(golden / (GetParam() + ".check." + (format == "json" ? "json" : "txt")), r.out);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenarios, GoldenCheck, ::testing::ValuesIn(scenario_names()),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string name = p.param;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+// Same inputs give byte-identical output.
+TEST(Determinism, RepeatedRunsAreIdentical) {
+  const std::string scenario = std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/llama2-7b-full-rtx4090.json";
+  const test::CliResult a = test::run_preflight("check " + scenario + " --format json");
+  const test::CliResult b = test::run_preflight("check " + scenario + " --format json");
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_FALSE(a.out.empty());
+}
+
+}  // namespace
+}  // namespace preflight

@@ -1,0 +1,47 @@
+#include "support/csv.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace preflight::test {
+
+namespace {
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream in(line);
+  std::string cell;
+  while (std::getline(in, cell, ',')) cells.push_back(cell);
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  return cells;
+}
+
+}  // namespace
+
+std::vector<CsvRow> read_csv(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error("cannot read " + file.string() + " (the validation data lives in ../shared/validation)");
+  std::vector<std::string> header;
+  std::vector<CsvRow> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line.front() == '#') continue;
+    const std::vector<std::string> cells = split(line);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    CsvRow row;
+    for (std::size_t i = 0; i < header.size(); ++i) row[header[i]] = i < cells.size() ? cells[i] : "";
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::filesystem::path validation_file(const std::string& name) {
+  return std::filesystem::path(PREFLIGHT_VALIDATION_DIR) / name;
+}
+
+}  // namespace preflight::test
