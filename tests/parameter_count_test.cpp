@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "planner/catalog/catalog.hpp"
+#include "simulator/memory/parameter_footprint.hpp"
 #include "simulator/model/flops.hpp"
 #include "simulator/model/parameter_count.hpp"
 
@@ -57,6 +58,15 @@ TEST_F(ParameterCountTest, TrainingFlopsAreSixNPlusAttention) {
   const double n_matmul = 6'738'415'616.0 - 32000.0 * 4096;  // the embedding lookup is not a matmul
   EXPECT_DOUBLE_EQ(3.0 * f.forward_matmul, 6.0 * n_matmul);
   EXPECT_DOUBLE_EQ(3.0 * f.forward_attention, 12.0 * 32 * 2048 * 4096);
+}
+
+// PEFT's print_trainable_parameters for Llama-2-7B with r = 8 on q_proj and v_proj:
+// "trainable params: 4,194,304" (= 32 layers x 2 modules x 8 x (4096 + 4096)).
+TEST_F(ParameterCountTest, LoraAdaptersMatchPeft) {
+  LoraSpec lora;
+  lora.rank = 8;
+  lora.targets = {"q_proj", "v_proj"};
+  EXPECT_DOUBLE_EQ(lora_parameters(catalog_->model("llama-2-7b").spec, lora), 4'194'304.0);
 }
 
 }  // namespace

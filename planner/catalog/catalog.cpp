@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <regex>
+#include <cctype>
 
 #include "planner/catalog/hf_model_config.hpp"
 #include "planner/io/json_reader.hpp"
@@ -21,10 +21,19 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
+// YYYY-MM or YYYY-MM-DD.
+bool is_date(const std::string& s) {
+  if (s.size() != 7 && s.size() != 10) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const bool dash = i == 4 || i == 7;
+    if (dash ? s[i] != '-' : !std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  return true;
+}
+
 std::string read_as_of(ObjectReader& r) {
   const std::string as_of = r.string("as_of");
-  static const std::regex date(R"(\d{4}-\d{2}(-\d{2})?)");
-  if (!std::regex_match(as_of, date)) r.fail("as_of", "a date YYYY-MM-DD or YYYY-MM");
+  if (!is_date(as_of)) r.fail("as_of", "a date YYYY-MM-DD or YYYY-MM");
   return as_of;
 }
 
