@@ -5,17 +5,15 @@
 
 #include <algorithm>
 
-#include "planner/catalog/catalog.hpp"
+#include "support/catalog.hpp"
 
 namespace preflight {
 namespace {
 
 class CatalogTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { catalog_ = new Catalog(Catalog::load(PREFLIGHT_CATALOG_DIR)); }
-  static void TearDownTestSuite() { delete catalog_; }
   static const NodeSpec& instance(const std::string& id) {
-    const NodeSpec* n = catalog_->find_instance(id);
+    const NodeSpec* n = test::catalog().find_instance(id);
     if (n == nullptr) throw std::runtime_error("missing instance " + id);
     return *n;
   }
@@ -23,23 +21,20 @@ class CatalogTest : public ::testing::Test {
     return std::any_of(n.warnings.begin(), n.warnings.end(),
                        [&](const std::string& w) { return w.find(text) != std::string::npos; });
   }
-  static Catalog* catalog_;
 };
-
-Catalog* CatalogTest::catalog_ = nullptr;
 
 TEST_F(CatalogTest, ContractGpuIdsExist) {
   for (const char* id : {"v100-16gb", "v100-32gb", "a10g", "l4", "l40s", "a100-40gb", "a100-80gb", "a100-80gb-pcie",
                          "h100-80gb", "h100-pcie-80gb", "h100-nvl", "h200", "b200", "rtx3090", "rtx4090"}) {
-    EXPECT_NE(catalog_->find_gpu(id), nullptr) << id;
+    EXPECT_NE(test::catalog().find_gpu(id), nullptr) << id;
   }
 }
 
 TEST_F(CatalogTest, ContractModelIdsExist) {
   for (const char* id : {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
                          "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-72b", "mistral-7b", "mixtral-8x7b", "gpt2", "gpt3-175b"}) {
-    EXPECT_TRUE(catalog_->has_model(id)) << id;
-    EXPECT_FALSE(catalog_->model(id).source.empty()) << id;
+    EXPECT_TRUE(test::catalog().has_model(id)) << id;
+    EXPECT_FALSE(test::catalog().model(id).source.empty()) << id;
   }
 }
 
@@ -47,27 +42,27 @@ TEST_F(CatalogTest, OnPremAndWorkstationsExist) {
   for (const char* id : {"onprem/dgx-a100-80gb", "onprem/dgx-h100", "local/rtx3090x1", "local/rtx3090x2",
                          "local/rtx4090x1", "local/rtx4090x2", "aws/p5.48xlarge", "gcp/a3-highgpu-1g",
                          "azure/Standard_ND96asr_v4"}) {
-    EXPECT_NE(catalog_->find_instance(id), nullptr) << id;
+    EXPECT_NE(test::catalog().find_instance(id), nullptr) << id;
   }
 }
 
 // Datasheet figures (gpus.csv): H100 SXM 989.4 bf16 TFLOP/s and 3.35 TB/s; A100 80GB SXM 312 and 2.039 TB/s.
 TEST_F(CatalogTest, DatasheetFigures) {
-  const GpuSpec& h100 = *catalog_->find_gpu("h100-80gb");
+  const GpuSpec& h100 = *test::catalog().find_gpu("h100-80gb");
   EXPECT_DOUBLE_EQ(*h100.peak_tflops.bf16, 989.4);
   EXPECT_DOUBLE_EQ(h100.memory_bandwidth_bytes_per_second, 3350e9);
-  const GpuSpec& a100 = *catalog_->find_gpu("a100-80gb");
+  const GpuSpec& a100 = *test::catalog().find_gpu("a100-80gb");
   EXPECT_DOUBLE_EQ(*a100.peak_tflops.bf16, 312.0);
   EXPECT_FALSE(a100.peak_tflops.fp8.has_value());  // no fp8 in Ampere hardware
   EXPECT_DOUBLE_EQ(a100.memory_bytes, 80.0 * 1024 * 1024 * 1024);
 }
 
 TEST_F(CatalogTest, EveryEntryHasProvenance) {
-  for (const GpuSpec& g : catalog_->gpus()) {
+  for (const GpuSpec& g : test::catalog().gpus()) {
     EXPECT_FALSE(g.source.empty()) << g.id;
     EXPECT_FALSE(g.as_of.empty()) << g.id;
   }
-  for (const NodeSpec& n : catalog_->instances()) {
+  for (const NodeSpec& n : test::catalog().instances()) {
     EXPECT_FALSE(n.source.empty()) << n.id;
     EXPECT_FALSE(n.as_of.empty()) << n.id;
   }
@@ -75,7 +70,7 @@ TEST_F(CatalogTest, EveryEntryHasProvenance) {
 
 // No price is ever a silent zero: a missing price is absent, and says so.
 TEST_F(CatalogTest, NoZeroPrices) {
-  for (const NodeSpec& n : catalog_->instances()) {
+  for (const NodeSpec& n : test::catalog().instances()) {
     for (const PriceQuote& q : n.prices) {
       EXPECT_GT(q.on_demand_usd_per_hour.value_or(1.0), 0.0) << n.id;
       EXPECT_GT(q.spot_usd_per_hour.value_or(1.0), 0.0) << n.id;
@@ -121,9 +116,9 @@ TEST_F(CatalogTest, ZonePricesKept) {
 
 // GPU-only rows (no host VM price) and GPUs missing from the GPU catalog are skipped with a reason.
 TEST_F(CatalogTest, SkippedRowsCarryReasons) {
-  ASSERT_FALSE(catalog_->skipped().empty());
-  for (const SkippedInstance& s : catalog_->skipped()) EXPECT_FALSE(s.reason.empty()) << s.instance_type;
-  EXPECT_EQ(catalog_->find_instance("aws/p6-b300.48xlarge"), nullptr);
+  ASSERT_FALSE(test::catalog().skipped().empty());
+  for (const SkippedInstance& s : test::catalog().skipped()) EXPECT_FALSE(s.reason.empty()) << s.instance_type;
+  EXPECT_EQ(test::catalog().find_instance("aws/p6-b300.48xlarge"), nullptr);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/catalog.hpp"
+
 #include "planner/check/check_report.hpp"
 #include "planner/report/result_json.hpp"
 #include "planner/scenario/strategy_config_reader.hpp"
@@ -15,23 +17,18 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 class CheckStories : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { catalog_ = new Catalog(Catalog::load(PREFLIGHT_CATALOG_DIR)); }
-  static void TearDownTestSuite() { delete catalog_; }
 
   struct Loaded {
     Scenario scenario;
     StrategyConfig config;
   };
   static Loaded load(const std::string& name) {
-    Scenario s = load_scenario(std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/" + name, *catalog_);
-    StrategyConfig c = read_strategy_config(config_source("", s), s, *catalog_);
+    Scenario s = load_scenario(std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/" + name, test::catalog());
+    StrategyConfig c = read_strategy_config(config_source("", s), s, test::catalog());
     return {s, c};
   }
-  static const NodeSpec& node(const Loaded& l) { return *find_node(l.scenario, *catalog_, l.config.instance); }
-  static Catalog* catalog_;
+  static const NodeSpec& node(const Loaded& l) { return *find_node(l.scenario, test::catalog(), l.config.instance); }
 };
-
-Catalog* CheckStories::catalog_ = nullptr;
 
 // Llama-2-7B, full fine-tune, bf16 AdamW, seq 2048, micro-batch 1, one RTX 4090 (24 GiB): model
 // states alone are 16 bytes x 6.74B = 107.8 GB (ZeRO paper baseline). ZeRO-Offload would fit the
@@ -90,7 +87,7 @@ TEST_F(CheckStories, RemedyRoundTripsThroughTheConfigReader) {
   const CheckOutcome o = run_check(l.scenario, node(l), l.config);
   ASSERT_TRUE(o.ladder.remedy.has_value());
   const nlohmann::json text = nlohmann::json::parse(config_json(*o.ladder.remedy).dump());
-  const StrategyConfig back = read_strategy_config({text, "remedy", "$"}, l.scenario, *catalog_);
+  const StrategyConfig back = read_strategy_config({text, "remedy", "$"}, l.scenario, test::catalog());
   const Evaluation again = evaluate(l.scenario, node(l), back);
   EXPECT_TRUE(again.memory.fits());
   EXPECT_DOUBLE_EQ(again.memory.peak_bytes, o.ladder.rungs.back().result.memory.peak_bytes);

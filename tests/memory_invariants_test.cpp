@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "planner/catalog/catalog.hpp"
+#include "support/catalog.hpp"
 #include "simulator/memory/memory_estimate.hpp"
 
 namespace preflight {
@@ -12,8 +12,6 @@ namespace {
 
 class MemoryInvariants : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { catalog_ = new Catalog(Catalog::load(PREFLIGHT_CATALOG_DIR)); }
-  static void TearDownTestSuite() { delete catalog_; }
 
   static TrainingJob job(Method method) {
     TrainingJob j;
@@ -24,15 +22,12 @@ class MemoryInvariants : public ::testing::Test {
     j.lora.targets = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
     return j;
   }
-  static const NodeSpec& node() { return *catalog_->find_instance("aws/p5.48xlarge"); }
-  static Catalog* catalog_;
+  static const NodeSpec& node() { return *test::catalog().find_instance("aws/p5.48xlarge"); }
 };
 
-Catalog* MemoryInvariants::catalog_ = nullptr;
-
 TEST_F(MemoryInvariants, MoreGpusNeverRaiseModelStatesUnderSharding) {
-  for (const std::string& id : catalog_->model_ids()) {
-    const ModelSpec model = catalog_->model(id).spec;
+  for (const std::string& id : test::catalog().model_ids()) {
+    const ModelSpec model = test::catalog().model(id).spec;
     for (Sharding s : {Sharding::zero1, Sharding::zero2, Sharding::zero3, Sharding::fsdp_full, Sharding::fsdp_grad_op}) {
       double previous = 1e300;
       for (int nodes = 1; nodes <= 512; nodes *= 2) {
@@ -50,8 +45,8 @@ TEST_F(MemoryInvariants, MoreGpusNeverRaiseModelStatesUnderSharding) {
 }
 
 TEST_F(MemoryInvariants, RecomputeNeverRaisesActivations) {
-  for (const std::string& id : catalog_->model_ids()) {
-    const ModelSpec model = catalog_->model(id).spec;
+  for (const std::string& id : test::catalog().model_ids()) {
+    const ModelSpec model = test::catalog().model(id).spec;
     for (bool flash : {false, true}) {
       for (std::int64_t mb : {1, 4}) {
         ActivationInputs in;
@@ -72,8 +67,8 @@ TEST_F(MemoryInvariants, RecomputeNeverRaisesActivations) {
 }
 
 TEST_F(MemoryInvariants, OffloadNeverRaisesGpuMemory) {
-  for (const std::string& id : catalog_->model_ids()) {
-    const ModelSpec model = catalog_->model(id).spec;
+  for (const std::string& id : test::catalog().model_ids()) {
+    const ModelSpec model = test::catalog().model(id).spec;
     for (Method method : {Method::full, Method::lora, Method::qlora}) {
       StrategyConfig c;
       c.instance = node().id;
@@ -103,7 +98,7 @@ TEST_F(MemoryInvariants, OffloadNeverRaisesGpuMemory) {
 
 // The ZeRO paper's ordering on one node: each stage needs less than the one before.
 TEST_F(MemoryInvariants, EachZeroStageNeedsLess) {
-  const ModelSpec model = catalog_->model("llama-2-13b").spec;
+  const ModelSpec model = test::catalog().model("llama-2-13b").spec;
   double previous = 1e300;
   for (Sharding s : {Sharding::ddp, Sharding::zero1, Sharding::zero2, Sharding::zero3}) {
     StrategyConfig c;

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "planner/catalog/catalog.hpp"
+#include "support/catalog.hpp"
 #include "simulator/memory/parameter_footprint.hpp"
 #include "simulator/model/flops.hpp"
 #include "simulator/model/parameter_count.hpp"
@@ -15,13 +15,8 @@ namespace {
 
 class ParameterCountTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { catalog_ = new Catalog(Catalog::load(PREFLIGHT_CATALOG_DIR)); }
-  static void TearDownTestSuite() { delete catalog_; }
-  static ParameterCount count(const std::string& id) { return count_parameters(catalog_->model(id).spec); }
-  static Catalog* catalog_;
+  static ParameterCount count(const std::string& id) { return count_parameters(test::catalog().model(id).spec); }
 };
-
-Catalog* ParameterCountTest::catalog_ = nullptr;
 
 TEST_F(ParameterCountTest, Llama2_7bIsExact) { EXPECT_EQ(count("llama-2-7b").total(), 6'738'415'616); }
 
@@ -53,7 +48,7 @@ TEST_F(ParameterCountTest, DenseActiveEqualsTotalAndLargestModuleIsEmbedding) {
 // Training FLOPs per token ~ 6N for a dense model at short context (Kaplan et al. 2020, eq. 2.1):
 // the attention term 12*L*s*h adds 4.6% for Llama-2-7B at 2048 tokens.
 TEST_F(ParameterCountTest, TrainingFlopsAreSixNPlusAttention) {
-  const ModelSpec m = catalog_->model("llama-2-7b").spec;
+  const ModelSpec m = test::catalog().model("llama-2-7b").spec;
   const FlopsPerToken f = flops_per_token(m, 2048);
   const double n_matmul = 6'738'415'616.0 - 32000.0 * 4096;  // the embedding lookup is not a matmul
   EXPECT_DOUBLE_EQ(3.0 * f.forward_matmul, 6.0 * n_matmul);
@@ -66,7 +61,7 @@ TEST_F(ParameterCountTest, LoraAdaptersMatchPeft) {
   LoraSpec lora;
   lora.rank = 8;
   lora.targets = {"q_proj", "v_proj"};
-  EXPECT_DOUBLE_EQ(lora_parameters(catalog_->model("llama-2-7b").spec, lora), 4'194'304.0);
+  EXPECT_DOUBLE_EQ(lora_parameters(test::catalog().model("llama-2-7b").spec, lora), 4'194'304.0);
 }
 
 }  // namespace

@@ -100,12 +100,6 @@ std::vector<std::string> price_warnings(const NodeSpec& n) {
   return w;
 }
 
-IntraNodeLink parse_link(const std::string& s) {
-  if (s == "nvswitch") return IntraNodeLink::nvswitch;
-  if (s == "nvlink") return IntraNodeLink::nvlink;
-  return IntraNodeLink::pcie;
-}
-
 NodeSpec read_instance(const nlohmann::json& j, const std::string& provider, const Catalog& catalog,
                        const std::string& file, const std::string& path) {
   ObjectReader r(j, file, path);
@@ -113,15 +107,12 @@ NodeSpec read_instance(const nlohmann::json& j, const std::string& provider, con
   n.provider = provider;
   n.id = r.string("id");
   if (n.id.rfind(provider + "/", 0) != 0) r.fail("id", "an id starting with \"" + provider + "/\"");
-  const std::string gpu = r.string("gpu");
-  const GpuSpec* spec = catalog.find_gpu(gpu);
-  if (spec == nullptr) r.fail("gpu", "a GPU id from gpus.json: " + catalog.gpu_ids_text());
-  n.gpu = *spec;
+  n.gpu = catalog.gpu_at(r, "gpu");
   n.gpus_per_node = static_cast<int>(r.integer("gpus_per_node", 1, 64));
   n.vcpus = static_cast<int>(r.integer("vcpus", 1, 100000));
   n.host_memory_bytes = r.number("host_memory_GiB", {0.0, 1e6, true, "GiB"}) * kGiB;
   ObjectReader link = r.object("intra_node");
-  n.intra_node_link = parse_link(link.choice("link", {"nvswitch", "nvlink", "pcie"}));
+  n.intra_node_link = parse_intra_node_link(link.choice("link", {"nvswitch", "nvlink", "pcie"}));
   n.intra_node_bytes_per_second_per_gpu = link.number("GBps_per_gpu", {0.0, 1e5, true, "GB/s"}) * 1e9;
   link.finish();
   n.inter_node_bits_per_second = r.number("inter_node_Gbps", {0.0, 1e6, false, "Gb/s"}) * 1e9;
@@ -197,6 +188,18 @@ Catalog Catalog::load(const fs::path& dir) {
     r.finish();
   }
   return c;
+}
+
+IntraNodeLink parse_intra_node_link(const std::string& s) {
+  if (s == "nvswitch") return IntraNodeLink::nvswitch;
+  if (s == "nvlink") return IntraNodeLink::nvlink;
+  return IntraNodeLink::pcie;
+}
+
+GpuSpec Catalog::gpu_at(ObjectReader& r, std::string_view key) const {
+  const GpuSpec* spec = find_gpu(r.string(key));
+  if (spec == nullptr) r.fail(key, "a GPU id from the catalog: " + gpu_ids_text());
+  return *spec;
 }
 
 const GpuSpec* Catalog::find_gpu(const std::string& id) const {

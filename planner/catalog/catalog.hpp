@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planner/io/json_reader.hpp"
 #include "simulator/hardware/gpu_spec.hpp"
 #include "simulator/hardware/node_spec.hpp"
 #include "simulator/model/model_spec.hpp"
@@ -42,6 +43,8 @@ class Catalog {
   const std::vector<SkippedInstance>& skipped() const { return skipped_; }
 
   const GpuSpec* find_gpu(const std::string& id) const;
+  // The GPU named by `key` of a JSON object being read; an InputError listing the ids when unknown.
+  GpuSpec gpu_at(io::ObjectReader& reader, std::string_view key) const;
   const NodeSpec* find_instance(const std::string& id) const;
 
   std::vector<std::string> model_ids() const;
@@ -58,5 +61,7 @@ class Catalog {
   std::vector<NodeSpec> instances_;
   std::vector<SkippedInstance> skipped_;
 };
+
+IntraNodeLink parse_intra_node_link(const std::string& name);
 
 }  // namespace preflight

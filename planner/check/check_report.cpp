@@ -139,8 +139,8 @@ nlohmann::ordered_json check_json(const CheckOutcome& o) {
     rung["config"] = config_json(r.result.config);
     rung["memory"] = memory_json(r.result.memory);
     if (r.result.step && o.given.step) {
-      rung["step_seconds"] = r.result.step->seconds();
-      rung["step_time_change"] = r.result.step->seconds() / o.given.step->seconds() - 1.0;
+      rung["step"] = step_json(*r.result.step, o.node, o.scenario.training);
+      rung["step_time_change"] = rounded(r.result.step->seconds() / o.given.step->seconds() - 1.0, 4);
     }
     rung["fits"] = r.fits;
     ladder.push_back(rung);

@@ -1,5 +1,6 @@
 #include "planner/io/json_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -170,6 +171,16 @@ std::vector<std::string> ObjectReader::string_list(std::string_view key) {
       throw InputError(file_, path_of(key) + "[" + std::to_string(i) + "]", describe(v[i]), "a non-empty string");
     }
     out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+std::vector<std::string> ObjectReader::choice_list(std::string_view key, std::initializer_list<std::string_view> allowed) {
+  std::vector<std::string> out = string_list(key);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (std::find(allowed.begin(), allowed.end(), out[i]) == allowed.end()) {
+      throw InputError(file_, path_of(key) + "[" + std::to_string(i) + "]", describe(out[i]), join_allowed(allowed));
+    }
   }
   return out;
 }

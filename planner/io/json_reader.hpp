@@ -54,6 +54,7 @@ class ObjectReader {
   std::string choice(std::string_view key, std::initializer_list<std::string_view> allowed);
   std::optional<std::string> optional_choice(std::string_view key, std::initializer_list<std::string_view> allowed);
   std::vector<std::string> string_list(std::string_view key);
+  std::vector<std::string> choice_list(std::string_view key, std::initializer_list<std::string_view> allowed);
   ObjectReader object(std::string_view key);
   std::optional<ObjectReader> optional_object(std::string_view key);
   // The raw value, marked as read; for values with several allowed shapes.

@@ -8,14 +8,12 @@ namespace {
 
 std::int64_t bytes(double b) { return static_cast<std::int64_t>(std::llround(b)); }
 
-// Seconds and ratios rounded to what the models can claim, so that output stays readable and
-// stable across compilers.
-double rounded(double v, int digits) {
-  const double scale = std::pow(10.0, digits);
+}  // namespace
+
+double rounded(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
   return std::round(v * scale) / scale;
 }
-
-}  // namespace
 
 nlohmann::ordered_json config_json(const StrategyConfig& c) {
   nlohmann::ordered_json j;

@@ -12,6 +12,9 @@
 
 namespace preflight {
 
+// Seconds and ratios rounded to what the models can claim, so output stays readable and stable.
+double rounded(double value, int decimals);
+
 nlohmann::ordered_json config_json(const StrategyConfig& config);
 nlohmann::ordered_json memory_json(const MemoryEstimate& memory);
 nlohmann::ordered_json step_json(const StepTimeEstimate& step, const NodeSpec& node, const TrainingJob& job);

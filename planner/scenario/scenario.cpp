@@ -21,6 +21,9 @@ namespace {
 constexpr double kMaxTokens = 1e15;
 constexpr std::int64_t kMaxSequences = 1'000'000'000'000;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// vCPUs per GPU when an inline cluster gives none: what 8-GPU A100 cloud nodes have (p4d, ND A100 v4:
+// 96 vCPUs); only CPU-offloaded optimizer steps depend on it.
+constexpr int kDefaultVcpusPerGpu = 12;
 
 const std::vector<std::string>& linear_names() {
   static const std::vector<std::string> names{"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
@@ -149,13 +152,8 @@ SearchSpace read_search(ObjectReader& r) {
   s.max_nodes = static_cast<int>(o->optional_integer("max_nodes", 1, 4096).value_or(16));
   if (o->has("pricing")) {
     s.pricing.clear();
-    const std::vector<std::string> given = o->string_list("pricing");
-    for (std::size_t i = 0; i < given.size(); ++i) {
-      if (given[i] != "on_demand" && given[i] != "spot") {
-        throw InputError(o->file(), o->path_of("pricing") + "[" + std::to_string(i) + "]", "\"" + given[i] + "\"",
-                         "\"on_demand\" or \"spot\"");
-      }
-      s.pricing.push_back(given[i] == "spot" ? Pricing::spot : Pricing::on_demand);
+    for (const std::string& p : o->choice_list("pricing", {"on_demand", "spot"})) {
+      s.pricing.push_back(p == "spot" ? Pricing::spot : Pricing::on_demand);
     }
   }
   o->finish();
@@ -177,17 +175,14 @@ NodeSpec read_cluster(const nlohmann::json& j, const Catalog& catalog, const std
   NodeSpec n;
   n.id = r.string("id");
   n.provider = "inline";
-  const std::string gpu = r.string("gpu");
-  const GpuSpec* spec = catalog.find_gpu(gpu);
-  if (spec == nullptr) r.fail("gpu", "a GPU id from the catalog: " + catalog.gpu_ids_text());
-  n.gpu = *spec;
+  n.gpu = catalog.gpu_at(r, "gpu");
   n.gpus_per_node = static_cast<int>(r.integer("gpus_per_node", 1, 64));
   n.max_nodes = static_cast<int>(r.integer("max_nodes", 1, 100000));
   n.intra_node_bytes_per_second_per_gpu = r.number("intra_node_GBps", {0.0, 1e5, true, "GB/s"}) * 1e9;
-  n.intra_node_link = IntraNodeLink::nvswitch;
+  n.intra_node_link = parse_intra_node_link(r.optional_choice("intra_node_link", {"nvswitch", "nvlink", "pcie"}).value_or("nvswitch"));
   n.inter_node_bits_per_second = r.number("inter_node_Gbps", {0.0, 1e6, false, "Gb/s"}) * 1e9;
   n.host_memory_bytes = r.number("host_memory_GiB", {0.0, 1e6, true, "GiB"}) * kGiB;
-  n.vcpus = static_cast<int>(r.optional_integer("vcpus", 1, 100000).value_or(2 * n.gpus_per_node * 8));
+  n.vcpus = static_cast<int>(r.optional_integer("vcpus", 1, 100000).value_or(kDefaultVcpusPerGpu * n.gpus_per_node));
   n.local_nvme_bytes = r.optional_number("local_nvme_GB", {0.0, 1e7, false, "GB"}).value_or(0.0) * 1e9;
   PriceQuote q;
   q.region = "inline";

@@ -37,7 +37,9 @@ ModelStateMemory deepspeed(const ParameterFootprint& f, const StateBytes& b, con
       m.grad_buffers = fp32_partition - m.grads;
     }
   }
-  if (stage == 3) m.gathered_params = (b.weights + b.grads) * f.largest_module;
+  // The module being computed is gathered in full, with its gradients unless it is a frozen base.
+  const double gathered_bytes = f.compute_weight_bytes * (f.frozen_base ? 1.0 : 2.0);
+  if (stage == 3) m.gathered_params = gathered_bytes * f.largest_module;
 
   const double model_elements = p + (b.weights > 0.0 ? f.frozen_bytes / b.weights : 0.0);
   m.comm_buffers = b.grads * std::min(md::kDeepSpeedReduceBucketElements, p);
@@ -74,13 +76,15 @@ ModelStateMemory fsdp(const ParameterFootprint& f, const StateBytes& b, const Sh
     m.host_offload_bytes = shard_bytes * p / n + f.frozen_bytes / n;
   }
   const double unit = f.layer_params;
+  const double w = f.compute_weight_bytes;
+  const double unit_grads = f.frozen_base ? 0.0 : w * unit;  // a block's unreduced gradients
   if (l.scheme.stage == 3) {
     // The root unit stays gathered through forward and backward; the running block and the one
     // prefetched next are gathered, and the running block's unreduced gradients exist.
-    m.gathered_params = b.weights * f.root_params + (2.0 * b.weights + b.grads) * unit;
+    m.gathered_params = w * f.root_params + 2.0 * w * unit + unit_grads;
   } else {
     // SHARD_GRAD_OP keeps every unit gathered from forward to the end of backward.
-    m.gathered_params = b.weights * p + f.frozen_bytes + b.grads * unit;
+    m.gathered_params = w * p + f.frozen_bytes + unit_grads;
   }
   return m;
 }

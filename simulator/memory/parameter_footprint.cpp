@@ -39,6 +39,8 @@ ParameterFootprint parameter_footprint(const ModelSpec& model, const TrainingJob
   const double weight_bytes = job.precision == Precision::fp32 ? 4.0 : 2.0;
 
   ParameterFootprint f;
+  f.compute_weight_bytes = weight_bytes;
+  f.frozen_base = job.method != Method::full;
   f.largest_module = static_cast<double>(count.largest_module);
   f.layer_params = static_cast<double>(count.per_layer());
   f.root_params = static_cast<double>(count.embedding + count.position_embedding + count.final_norm + count.lm_head);

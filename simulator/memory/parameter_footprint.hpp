@@ -15,6 +15,8 @@ struct ParameterFootprint {
   double layer_params = 0.0;    // one transformer block: FSDP's auto-wrap unit
   double root_params = 0.0;     // FSDP root unit: embeddings, final norm, lm_head
   double load_bytes_per_rank = 0.0;  // host bytes one rank materializes when it loads the weights
+  double compute_weight_bytes = 2.0;  // bytes per parameter of a weight gathered for compute (16-bit, or fp32)
+  bool frozen_base = false;           // LoRA/QLoRA: gathered base modules have no gradients
 };
 
 // Bytes per trainable parameter of each model state.
