@@ -30,7 +30,8 @@ TEST(CliCatalog, InstancesTableWarnsAboutPriceTrapsOnStderr) {
 TEST(CliCatalog, GpusJsonKeepsUnpublishedPeaksNull) {
   const test::CliResult r = test::run_preflight("catalog gpus --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& g : nlohmann::json::parse(r.out).at("gpus")) {
+  const nlohmann::json listing = nlohmann::json::parse(r.out);
+  for (const auto& g : listing.at("gpus")) {
     if (g.at("id") == "a100-80gb") {
       EXPECT_TRUE(g.at("peak_tflops").at("fp8").is_null());
     }
