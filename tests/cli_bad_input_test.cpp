@@ -32,6 +32,7 @@ struct BadInput {
   std::function<std::string(json&)> mutate;  // edits the scenario; may return raw text to write instead
   std::vector<std::string> expected;         // substrings of stderr: path, value, allowed
   std::string extra_args = {};
+  std::string command = "check";
 };
 
 std::string keep(json&) { return ""; }
@@ -48,7 +49,7 @@ TEST_P(CliBadInput, ExitsTwoAndNamesFilePathValueAndAllowed) {
   const std::string raw = c.mutate(scenario);
   test::write_text(file, raw.empty() ? scenario.dump(2) : raw);
 
-  const test::CliResult r = test::run_preflight("check " + file.string() + " " + c.extra_args);
+  const test::CliResult r = test::run_preflight(c.command + " " + file.string() + " " + c.extra_args);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(r.out.empty()) << "partial output: " << r.out;
   for (const std::string& e : c.expected) EXPECT_NE(r.err.find(e), std::string::npos) << "missing \"" << e << "\" in: " << r.err;
@@ -110,6 +111,14 @@ const BadInput kCases[] = {
        s["training"]["lora"] = {{"rank", 8}, {"targets", {"qkv"}}};
        return ""; }, {"$.training.lora.targets[0]", "\"qkv\"", "q_proj"}},
     {"zero_max_nodes", [](json& s) { s["search"]["max_nodes"] = 0; return ""; }, {"$.search.max_nodes", "got 0"}},
+    {"spot_on_owned_hardware", [](json& s) { s["config"] = {{"instance", "onprem/dgx-h100"}, {"pricing", "spot"}}; return ""; },
+     {"$.config.pricing", "\"spot\"", "no spot price"}, "", "simulate"},
+    {"bad_checkpoint_interval", [](json& s) { s["config"]["checkpoint_interval_minutes"] = "hourly"; return ""; },
+     {"$.config.checkpoint_interval_minutes", "\"hourly\"", "\"auto\""}, "", "simulate"},
+    {"preemption_rate_and_trace", [](json& s) { s["preemption"] = {{"bucket", ">20%"}, {"trace", "x.csv"}}; return ""; },
+     {"$.preemption.trace", "at most one of"}, "", "simulate"},
+    {"missing_trace_file", [](json& s) { s["preemption"] = {{"trace", "missing-trace.csv"}}; return ""; },
+     {"$.preemption.trace", "missing-trace.csv"}, "", "simulate"},
     {"inline_config_malformed", keep, {"--config", "malformed JSON"}, "--config '{\"instance\": '"},
     {"config_file_unknown_key", [](json& s) { s.erase("config"); return ""; }, {"$.offlaod", "unknown key"},
      "--config " + std::string(PREFLIGHT_SOURCE_DIR) + "/tests/data/config_with_typo.json"},

@@ -1,5 +1,5 @@
-// Golden outputs of `preflight check` for every bundled scenario (table and JSON), so any change to
-// a model shows up as a readable diff. Regenerate after an intended change with
+// Golden outputs of `preflight check` and `preflight simulate` for every bundled scenario (table
+// and JSON), so any change to a model shows up as a readable diff. Regenerate after an intended change with
 //   PREFLIGHT_UPDATE_GOLDEN=1 ctest -R Golden
 // and review the diff like code.
 
@@ -34,13 +34,16 @@ void compare_or_update(const fs::path& golden, const std::string& actual) {
 
 class GoldenCheck : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(GoldenCheck, TableAndJsonMatch) {
+// Every bundled scenario carries its own "config", so both commands run on it as users would.
+TEST_P(GoldenCheck, CheckAndSimulateTableAndJsonMatch) {
   const std::string scenario = std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/" + GetParam() + ".json";
   const fs::path golden = fs::path(PREFLIGHT_SOURCE_DIR) / "tests" / "golden";
-  for (const std::string format : {"table", "json"}) {
-    const test::CliResult r = test::run_preflight("check " + scenario + " --format " + format);
-    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
-    compare_or_update(golden / (GetParam() + ".check." + (format == "json" ? "json" : "txt")), r.out);
+  for (const std::string command : {"check", "simulate"}) {
+    for (const std::string format : {"table", "json"}) {
+      const test::CliResult r = test::run_preflight(command + " " + scenario + " --format " + format);
+      ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+      compare_or_update(golden / (GetParam() + "." + command + "." + (format == "json" ? "json" : "txt")), r.out);
+    }
   }
 }
 
@@ -52,6 +55,17 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, GoldenCheck, ::testing::ValuesIn(scenario_na
                            }
                            return name;
                          });
+
+// The same seed gives the same Monte Carlo numbers whatever the thread count.
+TEST(Determinism, SimulateIsIdenticalWithOneOrTwoThreads) {
+  const std::string scenario = std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/llama3.1-70b-pretrain-spot-p5.json";
+  const test::CliResult one = test::run_preflight("simulate " + scenario + " --format json --seed 7 --threads 1");
+  const test::CliResult two = test::run_preflight("simulate " + scenario + " --format json --seed 7 --threads 2");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.out, two.out);
+  const test::CliResult other = test::run_preflight("simulate " + scenario + " --format json --seed 8 --threads 2");
+  EXPECT_NE(one.out, other.out);
+}
 
 // Same inputs give byte-identical output.
 TEST(Determinism, RepeatedRunsAreIdentical) {

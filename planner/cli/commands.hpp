@@ -2,6 +2,7 @@
 // The `preflight` subcommands. Each returns the process exit code (0 yes/done, 1 a valid "no");
 // bad input is thrown as InputError and mapped to 2 by main.
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 
@@ -14,6 +15,15 @@ struct CheckOptions {
   std::string catalog;
 };
 
+struct SimulateOptions {
+  std::string scenario;
+  std::string config;  // path or inline JSON; empty: the scenario's "config"
+  std::string format = "table";
+  std::string catalog;
+  std::uint64_t seed = 1;
+  int trials = 10000;
+};
+
 struct CatalogOptions {
   std::string what;  // gpus | instances | models
   std::string format = "table";
@@ -21,6 +31,7 @@ struct CatalogOptions {
 };
 
 int run_check_command(const CheckOptions& options, std::ostream& out, std::ostream& err);
+int run_simulate_command(const SimulateOptions& options, std::ostream& out, std::ostream& err);
 int run_catalog_command(const CatalogOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace preflight::cli

@@ -2,9 +2,11 @@
 // 0 done (for `check`: it fits), 1 a valid "no", 2 bad input or usage.
 
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
+#include <tbb/global_control.h>
 
 #include "planner/cli/commands.hpp"
 #include "simulator/core/errors.hpp"
@@ -27,6 +29,18 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--format", check.format, "Output format")->check(CLI::IsMember({"table", "json"}));
   check_cmd->add_option("--catalog", check.catalog, "Catalog folder (default: the bundled catalogs/)");
 
+  preflight::cli::SimulateOptions simulate;
+  int threads = 0;
+  CLI::App* simulate_cmd = app.add_subcommand("simulate", "Memory, step time, and the whole run (checkpoints, interruptions, cost) of one config");
+  simulate_cmd->add_option("scenario", simulate.scenario, "Scenario JSON file")->required();
+  simulate_cmd->add_option("--config", simulate.config, "Config JSON file, or an inline JSON object");
+  simulate_cmd->add_option("--format", simulate.format, "Output format")->check(CLI::IsMember({"table", "json"}));
+  simulate_cmd->add_option("--catalog", simulate.catalog, "Catalog folder (default: the bundled catalogs/)");
+  simulate_cmd->add_option("--seed", simulate.seed, "Monte Carlo seed (same seed, same numbers)");
+  simulate_cmd->add_option("--trials", simulate.trials, "Monte Carlo trials")->check(CLI::Range(1, 10'000'000));
+  simulate_cmd->add_option("--threads", threads, "Worker threads (default: all cores); results do not depend on it")
+      ->check(CLI::Range(1, 1024));
+
   preflight::cli::CatalogOptions catalog;
   CLI::App* catalog_cmd = app.add_subcommand("catalog", "List the GPUs, instances or models in the catalog");
   catalog_cmd->add_option("what", catalog.what, "gpus, instances or models")
@@ -47,6 +61,11 @@ int main(int argc, char** argv) {
   try {
     int code = 0;
     if (*check_cmd) code = preflight::cli::run_check_command(check, out, std::cerr);
+    if (*simulate_cmd) {
+      std::optional<tbb::global_control> limit;
+      if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+      code = preflight::cli::run_simulate_command(simulate, out, std::cerr);
+    }
     if (*catalog_cmd) code = preflight::cli::run_catalog_command(catalog, out, std::cerr);
     std::cout << out.str();
     return code;

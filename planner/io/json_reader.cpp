@@ -195,6 +195,12 @@ std::optional<ObjectReader> ObjectReader::optional_object(std::string_view key) 
   return ObjectReader(get(key), file_, path_of(key), keys_);
 }
 
+std::vector<std::pair<std::string, const nlohmann::json*>> ObjectReader::raw_items() const {
+  std::vector<std::pair<std::string, const nlohmann::json*>> items;
+  for (const auto& [key, value] : object_->items()) items.emplace_back(key, &value);
+  return items;
+}
+
 void ObjectReader::finish() const {
   if (keys_ == Keys::lenient) return;
   std::string known;

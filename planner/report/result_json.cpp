@@ -29,10 +29,14 @@ nlohmann::ordered_json config_json(const StrategyConfig& c) {
   j["micro_batch"] = c.micro_batch;
   j["grad_accum"] = c.grad_accum;
   j["pricing"] = to_string(c.pricing);
-  if (c.checkpoint_interval_minutes) {
-    j["checkpoint_interval_minutes"] = *c.checkpoint_interval_minutes;
-  } else {
+  if (c.region) j["region"] = *c.region;
+  if (c.zone) j["zone"] = *c.zone;
+  if (!c.checkpoint_interval_minutes) {
     j["checkpoint_interval_minutes"] = "auto";
+  } else if (std::isinf(*c.checkpoint_interval_minutes)) {
+    j["checkpoint_interval_minutes"] = "none";
+  } else {
+    j["checkpoint_interval_minutes"] = *c.checkpoint_interval_minutes;
   }
   return j;
 }
@@ -86,6 +90,51 @@ nlohmann::ordered_json step_json(const StepTimeEstimate& s, const NodeSpec& node
                             {"offload_exposed", rounded(s.offload_exposed_seconds, 4)},
                             {"optimizer", rounded(s.optimizer_seconds, 4)}};
   j["model"] = "flops_estimate";
+  return j;
+}
+
+}  // namespace preflight
+
+namespace preflight {
+
+namespace {
+
+nlohmann::ordered_json distribution_json(const Distribution& d, int decimals) {
+  return {{"mean", rounded(d.mean, decimals)}, {"p50", rounded(d.p50, decimals)}, {"p90", rounded(d.p90, decimals)}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_json(const RunEstimate& r) {
+  const CheckpointPlan& c = r.checkpoint;
+  nlohmann::ordered_json j;
+  j["steps"] = r.steps;
+  j["hours"] = distribution_json(r.outcome.hours, 3);
+  j["failure_free_hours"] = rounded(r.outcome.failure_free_hours, 3);
+  j["checkpoint"] = {{"bytes", bytes(c.bytes)},
+                     {"write_seconds", rounded(c.write_seconds, 2)},
+                     {"stall_seconds", rounded(c.stall_seconds, 2)},
+                     {"interval_minutes", rounded(c.interval_seconds / 60.0, 2)},
+                     {"interval_steps", c.interval_steps},
+                     {"overhead_fraction", rounded(c.overhead_fraction, 5)},
+                     {"disk_bytes", bytes(c.disk_bytes)},
+                     {"disk_bytes_per_node", bytes(r.disk_bytes_per_node)},
+                     {"fits_local_disk", r.fits_local_disk}};
+  j["preemptions_expected"] = rounded(r.outcome.interruptions_expected, 3);
+  j["interruption_model"] = r.interruption_model;
+  j["job_interruptions_per_hour"] = rounded(r.job_interruptions_per_hour, 6);
+  return j;
+}
+
+nlohmann::ordered_json cost_json(const RunEstimate& r, Pricing pricing) {
+  nlohmann::ordered_json j;
+  j["usd_per_hour"] = rounded(r.usd_per_hour, 4);
+  j["usd"] = distribution_json(r.outcome.usd, 2);
+  j["p_meets_deadline"] = rounded(r.outcome.p_meets_deadline, 4);
+  j["pricing"] = to_string(pricing);
+  j["region"] = r.price.region;
+  j["zone"] = r.price.zone;
+  j["price_basis"] = r.price.basis;
   return j;
 }
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planner/run/run_estimate.hpp"
 #include "simulator/hardware/node_spec.hpp"
 #include "simulator/memory/memory_estimate.hpp"
 #include "simulator/performance/step_time_estimate.hpp"
@@ -17,6 +18,8 @@ double rounded(double value, int decimals);
 
 nlohmann::ordered_json config_json(const StrategyConfig& config);
 nlohmann::ordered_json memory_json(const MemoryEstimate& memory);
+nlohmann::ordered_json run_json(const RunEstimate& run);
+nlohmann::ordered_json cost_json(const RunEstimate& run, Pricing pricing);
 nlohmann::ordered_json step_json(const StepTimeEstimate& step, const NodeSpec& node, const TrainingJob& job);
 
 }  // namespace preflight

@@ -5,6 +5,7 @@
 
 #include "planner/catalog/hf_model_config.hpp"
 #include "planner/io/json_reader.hpp"
+#include "planner/io/spot_trace_reader.hpp"
 #include "simulator/core/errors.hpp"
 #include "simulator/memory/memory_defaults.hpp"
 
@@ -164,10 +165,60 @@ CheckpointSpec read_checkpoint(ObjectReader& r) {
   CheckpointSpec c;
   std::optional<ObjectReader> o = r.optional_object("checkpoint");
   if (!o) return c;
-  c.storage = o->optional_choice("storage", {"nvme", "network", "object_store"}).value_or("nvme");
-  c.keep = static_cast<int>(o->optional_integer("keep", 1, 1000).value_or(3));
+  CheckpointSettings& s = c.settings;
+  const std::string storage = o->optional_choice("storage", {"nvme", "network", "object_store"}).value_or("nvme");
+  s.storage = storage == "network" ? CheckpointStorage::network_fs
+            : storage == "object_store" ? CheckpointStorage::object_store : CheckpointStorage::local_nvme;
+  s.keep = static_cast<int>(o->optional_integer("keep", 1, 1000).value_or(3));
+  s.mode = o->optional_choice("mode", {"sync", "async"}).value_or("sync") == "async" ? CheckpointMode::asynchronous
+                                                                                     : CheckpointMode::synchronous;
+  s.resumable = o->optional_boolean("resumable").value_or(true);
+  if (const auto gbps = o->optional_number("write_GBps", {0.0, 1e4, true, "GB/s per node"})) {
+    s.write_bytes_per_second_per_node = *gbps * 1e9;
+  }
   o->finish();
   return c;
+}
+
+PreemptionSpec read_preemption(ObjectReader& r, const fs::path& scenario_file) {
+  PreemptionSpec p;
+  std::optional<ObjectReader> o = r.optional_object("preemption");
+  if (!o) return p;
+  const int given = (o->has("interruptions_per_node_hour") ? 1 : 0) + (o->has("bucket") ? 1 : 0) + (o->has("trace") ? 1 : 0);
+  if (given > 1) {
+    o->fail("trace", "at most one of \"interruptions_per_node_hour\", \"bucket\" and \"trace\"");
+  }
+  p.interruptions_per_node_hour = o->optional_number("interruptions_per_node_hour", {0.0, 100.0, false, "per node-hour"});
+  p.bucket = o->optional_choice("bucket", {"<5%", "5-10%", "10-15%", "15-20%", ">20%"});
+  if (const auto trace = o->optional_string("trace")) {
+    fs::path path = *trace;
+    if (path.is_relative()) path = scenario_file.parent_path() / path;
+    if (!fs::exists(path)) o->fail("trace", "the path of a spot trace file (no file " + path.string() + ")");
+    p.trace = io::read_spot_trace(path);
+  }
+  o->finish();
+  return p;
+}
+
+PriceSpec read_prices(ObjectReader& r, const Catalog& catalog) {
+  PriceSpec p;
+  std::optional<ObjectReader> o = r.optional_object("prices");
+  if (!o) return p;
+  p.discount = o->optional_number("discount", {0.0, 0.95}).value_or(0.0);
+  p.region = o->optional_string("region");
+  p.zone = o->optional_string("zone");
+  if (std::optional<ObjectReader> overrides = o->optional_object("overrides")) {
+    for (const auto& [id, value] : overrides->raw_items()) {
+      ObjectReader e = overrides->object(id);
+      if (catalog.find_instance(id) == nullptr) overrides->fail(id, "a catalog instance id");
+      const io::NumberRule usd{0.0, 1e6, false, "USD per hour"};
+      p.overrides[id] = {e.optional_number("on_demand_usd_per_hour", usd), e.optional_number("spot_usd_per_hour", usd)};
+      e.finish();
+    }
+    overrides->finish();
+  }
+  o->finish();
+  return p;
 }
 
 NodeSpec read_cluster(const nlohmann::json& j, const Catalog& catalog, const std::string& file, const std::string& path) {
@@ -234,6 +285,8 @@ Scenario load_scenario(const fs::path& file, const Catalog& catalog) {
   s.constraints = read_constraints(r);
   s.search = read_search(r);
   s.checkpoint = read_checkpoint(r);
+  s.preemption = read_preemption(r, file);
+  s.prices = read_prices(r, catalog);
   if (r.has("clusters")) {
     const nlohmann::json& clusters = r.raw("clusters");
     if (!clusters.is_array()) r.fail("clusters", "a list of machine descriptions");

@@ -4,6 +4,7 @@
 // so the simulator and planner never see an impossible value.
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/catalog/catalog.hpp"
+#include "simulator/economics/checkpoint_plan.hpp"
+#include "simulator/economics/spot_trace.hpp"
 #include "simulator/hardware/node_spec.hpp"
 #include "simulator/model/model_spec.hpp"
 #include "simulator/strategy/strategy_config.hpp"
@@ -33,8 +36,26 @@ struct SearchSpace {
 };
 
 struct CheckpointSpec {
-  std::string storage = "nvme";
-  int keep = 3;
+  CheckpointSettings settings;
+};
+
+// How spot interruptions are modelled; empty fields fall back to the machine's catalog bucket.
+struct PreemptionSpec {
+  std::optional<double> interruptions_per_node_hour;
+  std::optional<std::string> bucket;
+  std::optional<SpotTrace> trace;
+};
+
+struct PriceOverride {
+  std::optional<double> on_demand_usd_per_hour;
+  std::optional<double> spot_usd_per_hour;
+};
+
+struct PriceSpec {
+  double discount = 0.0;
+  std::optional<std::string> region;
+  std::optional<std::string> zone;
+  std::map<std::string, PriceOverride> overrides;  // by instance id
 };
 
 struct ModelSource {
@@ -51,6 +72,8 @@ struct Scenario {
   Constraints constraints;
   SearchSpace search;
   CheckpointSpec checkpoint;
+  PreemptionSpec preemption;
+  PriceSpec prices;
   std::vector<NodeSpec> clusters;            // inline machines, usable wherever an instance id is
   std::optional<nlohmann::json> config_json;  // the inline "config", parsed against a machine later
 };

@@ -1,6 +1,7 @@
 #include "planner/scenario/strategy_config_reader.hpp"
 
 #include <filesystem>
+#include <limits>
 
 #include "planner/io/json_reader.hpp"
 #include "simulator/core/errors.hpp"
@@ -57,6 +58,22 @@ void complete_batch(ObjectReader& r, StrategyConfig& c, std::int64_t global, std
 }
 
 }  // namespace
+
+void rethrow_at(const ConfigSource& source, const InvalidConfig& e) {
+  // Point at the offending key, with the engine's rule as the allowed values.
+  const std::string& key = e.field();
+  std::string value = "this combination";
+  const nlohmann::json* v = &source.json;
+  for (std::size_t start = 0; v != nullptr;) {
+    const std::size_t dot = key.find('.', start);
+    const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    v = (v->is_object() && v->contains(part)) ? &v->at(part) : nullptr;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (v != nullptr) value = io::describe(*v);
+  throw InputError(source.file, source.path + "." + key, value, e.what());
+}
 
 ConfigSource config_source(const std::string& argument, const Scenario& scenario) {
   if (argument.empty()) {
@@ -117,30 +134,22 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
   complete_batch(r, c, scenario.training.global_batch_sequences, dp_degree(c, *node));
   c.pricing = r.optional_choice("pricing", {"on_demand", "spot"}).value_or("on_demand") == "spot" ? Pricing::spot
                                                                                                    : Pricing::on_demand;
+  c.region = r.optional_string("region");
+  c.zone = r.optional_string("zone");
   if (r.has("checkpoint_interval_minutes")) {
     const nlohmann::json& v = r.raw("checkpoint_interval_minutes");
-    if (!(v.is_string() && v.get<std::string>() == "auto")) {
-      c.checkpoint_interval_minutes = r.number("checkpoint_interval_minutes", {0.0, 1e6, true, "minutes, or \"auto\""});
+    if (v.is_string() && v.get<std::string>() == "none") {
+      c.checkpoint_interval_minutes = std::numeric_limits<double>::infinity();
+    } else if (!(v.is_string() && v.get<std::string>() == "auto")) {
+      c.checkpoint_interval_minutes =
+          r.number("checkpoint_interval_minutes", {0.0, 1e6, true, "minutes, \"auto\" or \"none\""});
     }
   }
   r.finish();
   try {
     validate_memory_config(c);
   } catch (const InvalidConfig& e) {
-    // Point at the offending key, with the engine's rule as the allowed values.
-    const std::string key = e.field();
-    const std::string path = source.path + "." + key;
-    std::string value = "this combination";
-    const nlohmann::json* v = &source.json;
-    for (std::size_t start = 0; v != nullptr;) {
-      const std::size_t dot = key.find('.', start);
-      const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-      v = (v->is_object() && v->contains(part)) ? &v->at(part) : nullptr;
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
-    if (v != nullptr) value = io::describe(*v);
-    throw InputError(source.file, path, value, e.what());
+    rethrow_at(source, e);
   }
   return c;
 }

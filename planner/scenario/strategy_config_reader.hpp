@@ -10,6 +10,7 @@
 
 #include "planner/catalog/catalog.hpp"
 #include "planner/scenario/scenario.hpp"
+#include "simulator/core/errors.hpp"
 #include "simulator/strategy/strategy_config.hpp"
 
 namespace preflight {
@@ -24,6 +25,9 @@ struct ConfigSource {
 ConfigSource config_source(const std::string& argument, const Scenario& scenario);
 
 StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& scenario, const Catalog& catalog);
+
+// An InvalidConfig found later (by the memory or run model) as an InputError at the config's key.
+[[noreturn]] void rethrow_at(const ConfigSource& source, const InvalidConfig& error);
 
 // The data-parallel degree of a config on its machine.
 std::int64_t dp_degree(const StrategyConfig& config, const NodeSpec& node);

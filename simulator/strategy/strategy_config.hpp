@@ -37,7 +37,10 @@ struct StrategyConfig {
   std::int64_t micro_batch = 1;
   std::int64_t grad_accum = 1;
   Pricing pricing = Pricing::on_demand;
-  std::optional<double> checkpoint_interval_minutes;  // empty = auto (Young/Daly)
+  std::optional<std::string> region;  // restrict prices to a region or zone; empty: the cheapest listed
+  std::optional<std::string> zone;
+  // Empty: auto (Daly's optimum). +infinity: no checkpoints (an interruption restarts from scratch).
+  std::optional<double> checkpoint_interval_minutes;
 };
 
 // Which ZeRO stage a sharding choice amounts to, and who implements it.

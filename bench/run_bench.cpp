@@ -1,0 +1,44 @@
+// The run Monte Carlo: 10,000 trials of a 72-hour, 16-node spot run must take well under a second on
+// two cores (run issue). Two interruption rates: AWS's top Spot Advisor bucket, and the rate fitted
+// to Bamboo's p3 trace (0.61 per node-hour, a hard spot market: ~700 interruptions per trial).
+
+#include <benchmark/benchmark.h>
+
+#include "simulator/economics/run_defaults.hpp"
+#include "simulator/economics/run_monte_carlo.hpp"
+
+namespace preflight {
+namespace {
+
+RunInputs spot_run(double per_node_rate) {
+  CheckpointSettings settings;
+  RunInputs in;
+  in.step_seconds = 20.0;
+  in.steps = 72 * 3600 / 20;
+  in.nodes = 16;
+  const double mtbi = 3600.0 / (per_node_rate * in.nodes);
+  in.checkpoint = plan_checkpoints(1.2e12, settings, in.nodes, 8, in.step_seconds, mtbi, std::nullopt);
+  in.restart_seconds = run_defaults::kReprovisionSeconds + run_defaults::kWarmupSeconds;
+  in.usd_per_hour = 16 * 12.0;
+  in.interruptions = InterruptionProcess::poisson(per_node_rate);
+  in.deadline_hours = 100.0;
+  in.trials = 10000;
+  return in;
+}
+
+void BM_MonteCarlo72h16NodesSpotAdvisorTopBucket(benchmark::State& state) {
+  const RunInputs in = spot_run(bucket_interruptions_per_node_hour(">20%"));
+  for (auto _ : state) benchmark::DoNotOptimize(simulate_run(in));
+  state.SetItemsProcessed(state.iterations() * in.trials);
+}
+BENCHMARK(BM_MonteCarlo72h16NodesSpotAdvisorTopBucket)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_MonteCarlo72h16NodesBambooP3Rate(benchmark::State& state) {
+  const RunInputs in = spot_run(0.611);
+  for (auto _ : state) benchmark::DoNotOptimize(simulate_run(in));
+  state.SetItemsProcessed(state.iterations() * in.trials);
+}
+BENCHMARK(BM_MonteCarlo72h16NodesBambooP3Rate)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace preflight

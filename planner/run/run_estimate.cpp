@@ -1,0 +1,90 @@
+#include "planner/run/run_estimate.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "simulator/core/errors.hpp"
+#include "simulator/economics/run_defaults.hpp"
+#include "simulator/memory/parameter_footprint.hpp"
+
+namespace preflight {
+
+namespace rd = run_defaults;
+
+namespace {
+
+PriceAdjustments adjustments(const Scenario& s, const StrategyConfig& c) {
+  PriceAdjustments a;
+  a.discount = s.prices.discount;
+  a.region = c.region ? c.region : s.prices.region;
+  a.zone = c.zone ? c.zone : s.prices.zone;
+  if (auto it = s.prices.overrides.find(c.instance); it != s.prices.overrides.end()) {
+    a.on_demand_usd_per_hour = it->second.on_demand_usd_per_hour;
+    a.spot_usd_per_hour = it->second.spot_usd_per_hour;
+  }
+  return a;
+}
+
+// Spot interruptions: the scenario's trace or rate, else the machine's own figure, else its catalog
+// bucket (or the default bucket when the catalog knows none).
+InterruptionProcess spot_process(const Scenario& s, const NodeSpec& node) {
+  const PreemptionSpec& p = s.preemption;
+  if (p.trace) return InterruptionProcess::replay(&*p.trace);
+  if (p.interruptions_per_node_hour) return InterruptionProcess::poisson(*p.interruptions_per_node_hour);
+  if (p.bucket) return InterruptionProcess::poisson(bucket_interruptions_per_node_hour(p.bucket));
+  if (node.spot_interruptions_per_node_hour) return InterruptionProcess::poisson(*node.spot_interruptions_per_node_hour);
+  return InterruptionProcess::poisson(bucket_interruptions_per_node_hour(node.interruption_bucket));
+}
+
+}  // namespace
+
+RunEstimate estimate_run(const Scenario& s, const NodeSpec& node, const StrategyConfig& c, double step_seconds,
+                         const RunOptions& options) {
+  RunEstimate r;
+  const std::optional<PriceChoice> price = choose_price(node, c.pricing, adjustments(s, c));
+  if (!price) {
+    throw InvalidConfig("pricing", node.id + " has no " + to_string(c.pricing) + " price listed" +
+                                       (c.region || c.zone ? " in the requested region/zone" : "") +
+                                       "; use the other pricing, another region, or prices.overrides");
+  }
+  r.price = *price;
+  r.usd_per_hour = price->usd_per_node_hour * c.nodes;
+
+  const InterruptionProcess process = c.pricing == Pricing::spot ? spot_process(s, node) : InterruptionProcess::none();
+  r.interruption_model = process.describe();
+  r.job_interruptions_per_hour = process.job_rate_per_hour(c.nodes);
+  const double failures_per_hour = rd::kFailuresPerGpuHour * c.nodes * node.gpus_per_node;
+
+  const ParameterFootprint footprint = parameter_footprint(s.model, s.training);
+  const StateBytes bytes = state_bytes(s.training.precision, s.training.optimizer, s.training.method != Method::full);
+  const double ckpt_bytes = checkpoint_bytes(footprint, bytes, s.checkpoint.settings.resumable);
+  const double writers = writes_sharded_checkpoints(c.sharding) ? c.nodes : 1.0;
+  const bool no_checkpoints = c.checkpoint_interval_minutes && std::isinf(*c.checkpoint_interval_minutes);
+  const double mtbi_seconds = no_checkpoints ? std::numeric_limits<double>::infinity()
+                                             : 3600.0 / (r.job_interruptions_per_hour + failures_per_hour);
+  const std::optional<double> interval = no_checkpoints ? std::nullopt : c.checkpoint_interval_minutes;
+  r.checkpoint = plan_checkpoints(ckpt_bytes, s.checkpoint.settings, writers, node.gpus_per_node, step_seconds,
+                                  mtbi_seconds, interval);
+
+  if (s.checkpoint.settings.storage == CheckpointStorage::local_nvme) {
+    r.disk_bytes_per_node = r.checkpoint.disk_bytes / writers;
+    r.fits_local_disk = r.disk_bytes_per_node <= node.local_nvme_bytes;
+  }
+
+  r.steps = static_cast<std::int64_t>(std::ceil(s.training.tokens / s.training.global_batch_tokens()));
+  RunInputs in;
+  in.steps = r.steps;
+  in.step_seconds = step_seconds;
+  in.checkpoint = r.checkpoint;
+  in.restart_seconds = rd::kReprovisionSeconds + rd::kWarmupSeconds;
+  in.nodes = c.nodes;
+  in.usd_per_hour = r.usd_per_hour;
+  in.interruptions = process;
+  in.deadline_hours = s.constraints.deadline_hours.value_or(0.0);
+  in.trials = options.trials;
+  in.seed = options.seed;
+  r.outcome = simulate_run(in);
+  return r;
+}
+
+}  // namespace preflight

@@ -1,0 +1,47 @@
+#pragma once
+// The whole run as a distribution: a Monte Carlo over interruption histories. Each trial walks the
+// run: compute between checkpoints, checkpoint stalls, interruptions that lose the work since the
+// last checkpoint plus a restart (reprovision, reload, warm-up). Trials run in parallel (oneTBB);
+// each draws from its own generator seeded by (seed, trial), so a seed gives the same numbers
+// whatever the thread count.
+
+#include <cstdint>
+
+#include "simulator/economics/checkpoint_plan.hpp"
+#include "simulator/economics/interruption_process.hpp"
+
+namespace preflight {
+
+struct RunInputs {
+  std::int64_t steps = 0;
+  double step_seconds = 0.0;
+  CheckpointPlan checkpoint;  // interval_steps 0: no checkpoints (an interruption restarts from scratch)
+  double restart_seconds = 0.0;  // reprovision + warm-up; the checkpoint reload is added from the plan
+  int nodes = 1;
+  double usd_per_hour = 0.0;  // the whole job (all nodes)
+  InterruptionProcess interruptions;
+  double deadline_hours = 0.0;  // 0: none
+  int trials = 10000;
+  std::uint64_t seed = 1;
+};
+
+struct Distribution {
+  double mean = 0.0;
+  double p50 = 0.0;
+  double p90 = 0.0;
+};
+
+struct RunOutcome {
+  Distribution hours;
+  Distribution usd;
+  double interruptions_expected = 0.0;
+  double p_meets_deadline = 1.0;
+  double failure_free_hours = 0.0;  // compute plus checkpoint stalls, no interruption
+};
+
+// Hours of one uninterrupted run: compute plus one stall per checkpoint taken.
+double failure_free_hours(const RunInputs& in);
+
+RunOutcome simulate_run(const RunInputs& in);
+
+}  // namespace preflight

@@ -1,0 +1,82 @@
+// The arithmetic users do by hand, through the run model: hours x price, no interruption.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "simulator/economics/run_monte_carlo.hpp"
+
+namespace preflight {
+namespace {
+
+double cents(double usd) { return std::round(usd * 100.0) / 100.0; }
+
+RunInputs uninterrupted(double hours, double usd_per_hour) {
+  RunInputs in;
+  in.steps = 1000;
+  in.step_seconds = hours * 3600.0 / 1000.0;
+  in.usd_per_hour = usd_per_hour;
+  in.interruptions = InterruptionProcess::none();
+  return in;
+}
+
+TEST(RunCost, HundredHoursOnDemandAt32) {
+  const RunOutcome r = simulate_run(uninterrupted(100.0, 32.0));
+  EXPECT_DOUBLE_EQ(r.hours.mean, 100.0);
+  EXPECT_EQ(cents(r.usd.mean), 3200.00);
+  EXPECT_EQ(cents(r.usd.p90), 3200.00);
+  EXPECT_EQ(r.interruptions_expected, 0.0);
+}
+
+TEST(RunCost, EightyTwoHoursSpotAt12_80WithoutInterruption) {
+  RunInputs in = uninterrupted(82.0, 12.80);
+  in.interruptions = InterruptionProcess::poisson(0.0);  // a spot market that never interrupts
+  const RunOutcome r = simulate_run(in);
+  EXPECT_EQ(cents(r.usd.mean), 1049.60);
+  EXPECT_EQ(cents(r.usd.p50), 1049.60);
+}
+
+// Checkpoint stalls are paid for: 10 checkpoints of 6 minutes on a 10-hour run add one hour.
+TEST(RunCost, CheckpointStallsAddToTheBill) {
+  RunInputs in = uninterrupted(10.0, 10.0);
+  in.checkpoint.interval_steps = 91;  // 1000 steps -> checkpoints after steps 91, 182, ..., 910: 10 of them
+  in.checkpoint.stall_seconds = 360.0;
+  const RunOutcome r = simulate_run(in);
+  EXPECT_NEAR(r.hours.mean, 11.0, 1e-9);
+  EXPECT_NEAR(r.usd.mean, 110.0, 1e-9);
+}
+
+// The deadline probability counts the trials that finish in time.
+TEST(RunCost, DeadlineProbability) {
+  RunInputs in = uninterrupted(10.0, 1.0);
+  in.deadline_hours = 9.0;
+  EXPECT_EQ(simulate_run(in).p_meets_deadline, 0.0);
+  in.deadline_hours = 10.0;
+  EXPECT_EQ(simulate_run(in).p_meets_deadline, 1.0);
+}
+
+// Restart from the last checkpoint after a Poisson interruption, with downtime R during which
+// nothing fails: a segment of length s takes (1/lambda + R)(e^(lambda s) - 1) on average (the
+// classic restart model, e.g. Duda 1983). Without checkpoints the whole run is one segment.
+TEST(RunCost, MeanTimeMatchesTheRestartFormula) {
+  const double lambda = 0.1, restart = 0.5;
+  RunInputs in;
+  in.steps = 10;
+  in.step_seconds = 3600.0;
+  in.restart_seconds = restart * 3600.0;
+  in.interruptions = InterruptionProcess::poisson(lambda);
+  in.trials = 40000;
+  const double whole = (1.0 / lambda + restart) * std::expm1(lambda * 10.0);
+  EXPECT_NEAR(simulate_run(in).hours.mean, whole, 0.01 * whole);
+
+  in.checkpoint.interval_steps = 2;  // five 2-hour segments, checkpoints free
+  const double segmented = 5.0 * (1.0 / lambda + restart) * std::expm1(lambda * 2.0);
+  const RunOutcome r = simulate_run(in);
+  EXPECT_NEAR(r.hours.mean, segmented, 0.01 * segmented);
+  EXPECT_LT(r.hours.mean, whole);  // checkpoints pay for themselves here
+  // Interruptions per run: e^(lambda s) - 1 per segment.
+  EXPECT_NEAR(r.interruptions_expected, 5.0 * std::expm1(lambda * 2.0), 0.02 * 5.0 * std::expm1(lambda * 2.0));
+}
+
+}  // namespace
+}  // namespace preflight
