@@ -1,0 +1,36 @@
+#include "simulator/engine/task_graph.hpp"
+
+#include <stdexcept>
+
+#include <boost/graph/topological_sort.hpp>
+
+namespace preflight::engine {
+
+ResourceId TaskGraph::add_resource(std::string name) {
+  resources_.push_back(std::move(name));
+  return static_cast<ResourceId>(resources_.size() - 1);
+}
+
+TaskId TaskGraph::add_task(const Task& task) {
+  if (task.resource >= resources_.size()) throw std::logic_error("task on an unknown resource");
+  return static_cast<TaskId>(boost::add_vertex(task, graph_));
+}
+
+void TaskGraph::depends(TaskId later, TaskId earlier) { boost::add_edge(earlier, later, graph_); }
+
+std::vector<TaskId> TaskGraph::successors(TaskId id) const {
+  std::vector<TaskId> out;
+  for (auto [it, end] = boost::adjacent_vertices(id, graph_); it != end; ++it) out.push_back(static_cast<TaskId>(*it));
+  return out;
+}
+
+void TaskGraph::check_acyclic() const {
+  std::vector<Graph::vertex_descriptor> order;
+  try {
+    boost::topological_sort(graph_, std::back_inserter(order));
+  } catch (const boost::not_a_dag&) {
+    throw std::logic_error("the step graph has a dependency cycle");
+  }
+}
+
+}  // namespace preflight::engine

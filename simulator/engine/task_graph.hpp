@@ -1,0 +1,52 @@
+#pragma once
+// A step as a graph of tasks: each task runs on one resource (a GPU stream, a link, a copy engine,
+// the CPU, an NVMe drive) for a fixed duration, after the tasks it depends on. Memory is allocated
+// when a task starts and freed when it ends. The graph knows nothing about transformers; the
+// strategy builders (simulator/strategy/) fill it, the engine (event_engine.hpp) runs it.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+namespace preflight::engine {
+
+using ResourceId = std::uint32_t;
+using TaskId = std::uint32_t;
+
+struct Task {
+  std::string_view name;     // static text: what the task is ("attn fwd", "all-gather")
+  std::int32_t index = -1;   // which layer / bucket / micro-batch it belongs to, -1 for none
+  ResourceId resource = 0;
+  double seconds = 0.0;
+  double alloc_bytes = 0.0;  // allocated when the task starts
+  double free_bytes = 0.0;   // released when it ends
+};
+
+class TaskGraph {
+ public:
+  ResourceId add_resource(std::string name);
+  TaskId add_task(const Task& task);
+  void depends(TaskId later, TaskId earlier);  // `later` starts only after `earlier` ends
+
+  std::size_t task_count() const { return boost::num_vertices(graph_); }
+  std::size_t resource_count() const { return resources_.size(); }
+  const Task& task(TaskId id) const { return graph_[id]; }
+  const std::string& resource_name(ResourceId id) const { return resources_[id]; }
+  std::vector<TaskId> successors(TaskId id) const;
+  std::size_t predecessor_count(TaskId id) const { return boost::in_degree(id, graph_); }
+  // Memory held before the first task (model states resident for the whole step).
+  double resident_bytes = 0.0;
+
+  // Throws std::logic_error when the dependencies contain a cycle (a builder bug).
+  void check_acyclic() const;
+
+ private:
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task>;
+  Graph graph_;
+  std::vector<std::string> resources_;
+};
+
+}  // namespace preflight::engine
