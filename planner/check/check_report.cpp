@@ -127,6 +127,11 @@ std::string check_text(const CheckOutcome& o) {
 nlohmann::ordered_json check_json(const CheckOutcome& o) {
   nlohmann::ordered_json j;
   j["scenario"] = o.scenario.name;
+  const ParameterCount params = count_parameters(o.scenario.model);
+  j["model"] = {{"name", o.scenario.model_source.description},
+                {"source", o.scenario.model_source.source},
+                {"parameters", params.total()},
+                {"active_parameters", params.active_per_token()}};
   j["config"] = config_json(o.given.config);
   j["memory"] = memory_json(o.given.memory);
   j["step"] = o.given.step ? step_json(*o.given.step, o.node, o.scenario.training) : nlohmann::ordered_json(nullptr);
