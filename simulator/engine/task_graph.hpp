@@ -9,7 +9,12 @@
 #include <string_view>
 #include <vector>
 
+// GCC 12 with the sanitizers reports -Wmaybe-uninitialized inside boost::optional as used by
+// boost/graph/named_graph.hpp (a false positive in a system header's inlined code).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <boost/graph/adjacency_list.hpp>
+#pragma GCC diagnostic pop
 
 namespace preflight::engine {
 
