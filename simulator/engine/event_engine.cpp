@@ -55,9 +55,9 @@ Schedule run(const TaskGraph& g, const std::vector<Observer*>& observers) {
     busy[g.task(c.task).resource] = false;
     ++done;
     for (Observer* o : observers) o->task_ended(g, c.task, now);
-    for (TaskId next : g.successors(c.task)) {
+    g.for_each_successor(c.task, [&](TaskId next) {
       if (--waiting[next] == 0) ready[g.task(next).resource].push(next);
-    }
+    });
     // Finish every completion at this instant before starting anything, so the lowest ready id wins.
     if (running.empty() || running.top().time > now) start_idle(now);
   }

@@ -18,12 +18,6 @@ TaskId TaskGraph::add_task(const Task& task) {
 
 void TaskGraph::depends(TaskId later, TaskId earlier) { boost::add_edge(earlier, later, graph_); }
 
-std::vector<TaskId> TaskGraph::successors(TaskId id) const {
-  std::vector<TaskId> out;
-  for (auto [it, end] = boost::adjacent_vertices(id, graph_); it != end; ++it) out.push_back(static_cast<TaskId>(*it));
-  return out;
-}
-
 void TaskGraph::check_acyclic() const {
   std::vector<Graph::vertex_descriptor> order;
   try {

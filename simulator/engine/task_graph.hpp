@@ -40,7 +40,11 @@ class TaskGraph {
   std::size_t resource_count() const { return resources_.size(); }
   const Task& task(TaskId id) const { return graph_[id]; }
   const std::string& resource_name(ResourceId id) const { return resources_[id]; }
-  std::vector<TaskId> successors(TaskId id) const;
+  // Calls f(successor) for each task that depends on `id` (no allocation: the engine's hot path).
+  template <typename F>
+  void for_each_successor(TaskId id, F&& f) const {
+    for (auto [it, end] = boost::adjacent_vertices(id, graph_); it != end; ++it) f(static_cast<TaskId>(*it));
+  }
   std::size_t predecessor_count(TaskId id) const { return boost::in_degree(id, graph_); }
   // Memory held before the first task (model states resident for the whole step).
   double resident_bytes = 0.0;

@@ -61,7 +61,7 @@ StepTimeEstimate estimate_step_time(const ModelSpec& model, const TrainingJob& j
   const double bw = collective_bytes_per_second(node, c.nodes);
   const double grad_bytes = b.grads * fp.trainable;
   double comm = 2.0 * ring * grad_bytes / bw;  // all-reduce, or reduce-scatter + all-gather, once per step
-  double hideable = t.compute_seconds / 3.0 * 2.0;  // the backward share
+  double hideable = pass * backward_to_forward_ratio(job.method);  // gradient sync hides behind backward
   if (scheme.stage == 3) {
     // Parameters are gathered before forward and again before backward in every micro-batch, and
     // gradients reduce-scattered in every micro-batch.
