@@ -1,0 +1,72 @@
+#pragma once
+// Time of one NCCL collective on a group of GPUs. One interface, two implementations: an analytical
+// ring model from link bandwidths and NCCL's own tuning constants, and interpolation of measured
+// nccl-tests tables from a calibration profile (falling back to the analytical model where the
+// profile has no table).
+
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace preflight {
+
+enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast };
+
+struct CollectiveGroup {
+  int ranks = 1;
+  int ranks_per_node = 1;
+  int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }
+};
+
+// nccl-tests' bus-bandwidth factor (PERFORMANCE.md): busbw = algbw x factor, where algbw = bytes / time.
+// 2(n-1)/n for all-reduce, (n-1)/n for all-gather and reduce-scatter, 1 for broadcast.
+double bus_factor(CollectiveOp op, int ranks);
+
+class CollectiveModel {
+ public:
+  virtual ~CollectiveModel() = default;
+  // `bytes`: the buffer size nccl-tests reports (the full tensor for all-reduce, the gathered output
+  // for all-gather, the input for reduce-scatter).
+  virtual double seconds(CollectiveOp op, double bytes, const CollectiveGroup& group) const = 0;
+};
+
+struct LinkBandwidths {
+  double intra_node_bytes_per_second_per_gpu = 0.0;  // per direction (NVLink/NVSwitch or PCIe)
+  double inter_node_bytes_per_second_per_node = 0.0;
+  bool intra_node_nvlink = true;
+};
+
+// Ring collectives with NCCL's tuning model (src/graph/tuning.cc): latency = base + steps x per-hop
+// latency, bandwidth = the slowest link the ring crosses, times NCCL's achievable fraction; across
+// nodes each GPU drives its share of the node's network.
+class AnalyticalCollectives : public CollectiveModel {
+ public:
+  explicit AnalyticalCollectives(LinkBandwidths links) : links_(links) {}
+  double seconds(CollectiveOp op, double bytes, const CollectiveGroup& group) const override;
+
+ private:
+  LinkBandwidths links_;
+};
+
+// One measured curve: nccl-tests time for each buffer size, for one operation and rank count.
+struct CollectiveTable {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  int ranks = 2;
+  std::vector<std::pair<double, double>> points;  // (bytes, seconds), ascending bytes
+};
+
+// Interpolates linearly in size between measured points; below the first point the first time (the
+// latency floor), beyond the last the last point's bus bandwidth. Other groups use the fallback.
+class MeasuredCollectives : public CollectiveModel {
+ public:
+  MeasuredCollectives(std::vector<CollectiveTable> tables, const CollectiveModel* fallback);
+  double seconds(CollectiveOp op, double bytes, const CollectiveGroup& group) const override;
+  bool has_table(CollectiveOp op, int ranks) const;
+
+ private:
+  std::map<std::pair<CollectiveOp, int>, std::vector<std::pair<double, double>>> tables_;
+  const CollectiveModel* fallback_;
+};
+
+}  // namespace preflight
