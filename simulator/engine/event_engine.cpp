@@ -23,13 +23,12 @@ Schedule run(const TaskGraph& g, const std::vector<Observer*>& observers) {
   Schedule s;
   s.timings.assign(n, {});
   s.busy_seconds.assign(g.resource_count(), 0.0);
-  std::vector<std::size_t> waiting(n);
+  std::vector<std::size_t> waiting = g.predecessor_counts();
   std::vector<ReadyQueue> ready(g.resource_count());
   std::vector<bool> busy(g.resource_count(), false);
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> running;
 
   for (TaskId t = 0; t < n; ++t) {
-    waiting[t] = g.predecessor_count(t);
     if (waiting[t] == 0) ready[g.task(t).resource].push(t);
   }
   auto start_idle = [&](double now) {

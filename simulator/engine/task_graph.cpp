@@ -18,6 +18,12 @@ TaskId TaskGraph::add_task(const Task& task) {
 
 void TaskGraph::depends(TaskId later, TaskId earlier) { boost::add_edge(earlier, later, graph_); }
 
+std::vector<std::size_t> TaskGraph::predecessor_counts() const {
+  std::vector<std::size_t> counts(task_count(), 0);
+  for (TaskId t = 0; t < task_count(); ++t) for_each_successor(t, [&](TaskId next) { ++counts[next]; });
+  return counts;
+}
+
 void TaskGraph::check_acyclic() const {
   std::vector<Graph::vertex_descriptor> order;
   try {

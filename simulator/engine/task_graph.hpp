@@ -45,7 +45,8 @@ class TaskGraph {
   void for_each_successor(TaskId id, F&& f) const {
     for (auto [it, end] = boost::adjacent_vertices(id, graph_); it != end; ++it) f(static_cast<TaskId>(*it));
   }
-  std::size_t predecessor_count(TaskId id) const { return boost::in_degree(id, graph_); }
+  // How many tasks each task waits for (one pass over the edges).
+  std::vector<std::size_t> predecessor_counts() const;
   // Memory held before the first task (model states resident for the whole step).
   double resident_bytes = 0.0;
 
@@ -53,7 +54,7 @@ class TaskGraph {
   void check_acyclic() const;
 
  private:
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task>;
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, Task>;
   Graph graph_;
   std::vector<std::string> resources_;
 };

@@ -1,0 +1,143 @@
+#include "simulator/hardware/compute_model.hpp"
+
+#include <algorithm>
+
+#include "simulator/hardware/compute_defaults.hpp"
+#include "simulator/model/parameter_count.hpp"
+#include "simulator/performance/step_time_estimate.hpp"
+
+namespace preflight {
+
+namespace cd = compute_defaults;
+
+DeviceRates device_rates(const GpuSpec& gpu, Precision precision) {
+  return {peak_flops(gpu, precision) * cd::kMatmulPeakFraction,
+          gpu.memory_bandwidth_bytes_per_second * cd::kMemoryBandwidthFraction, cd::kKernelFloorSeconds};
+}
+
+double kernel_seconds(const Kernel& k, const DeviceRates& r) {
+  return std::max({k.flops / r.matmul_flops_per_second, k.bytes / r.memory_bytes_per_second, r.kernel_floor_seconds});
+}
+
+void PassCost::add(const Kernel& k, const DeviceRates& rates) {
+  seconds += kernel_seconds(k, rates);
+  flops += k.flops;
+  ++kernels;
+}
+
+namespace {
+
+double activation_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
+
+// A (m x k) x (k x n) matmul, `batch` times, in `a`-byte elements.
+Kernel gemm(double m, double n, double k, double a, double batch = 1.0) {
+  return {2.0 * m * n * k * batch, a * (m * k + k * n + m * n) * batch};
+}
+
+// Forward GEMM plus, in backward, the input gradient and (unless frozen) the weight gradient.
+void linear(LayerCost& c, double tokens, double in, double out, double a, bool frozen, const DeviceRates& r) {
+  c.forward.add(gemm(tokens, out, in, a), r);
+  c.backward.add(gemm(tokens, in, out, a), r);
+  if (!frozen) c.backward.add(gemm(in, out, tokens, a), r);
+}
+
+// A memory-bound kernel reading and writing `elements` activations; its backward moves twice that.
+void streaming(LayerCost& c, double bytes, const DeviceRates& r) {
+  c.forward.add({0.0, bytes}, r);
+  c.backward.add({0.0, 2.0 * bytes}, r);
+}
+
+void attention_core(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in, double a, const DeviceRates& r) {
+  const double b = static_cast<double>(in.micro_batch);
+  const double s = static_cast<double>(in.seq_len);
+  const double heads = static_cast<double>(m.heads);
+  const double d = static_cast<double>(m.head_dim);
+  const double tokens = b * s;
+  if (in.flash_attention) {
+    // Causal flash attention computes the lower triangle only: half of the 4*s*s*d MACs per head;
+    // backward recomputes the scores and runs four matmuls instead of two (2.5x forward).
+    const Kernel fwd{2.0 * b * heads * s * s * d, a * tokens * static_cast<double>(2 * m.q_dim() + 2 * m.kv_dim())};
+    c.attention_core_forward.add(fwd, r);
+    c.forward.add(fwd, r);
+    c.backward.add({2.5 * fwd.flops, 2.0 * fwd.bytes}, r);
+    return;
+  }
+  const Kernel scores = gemm(s, s, d, a, b * heads);
+  const Kernel softmax{0.0, 2.0 * a * b * heads * s * s};  // scale, mask and softmax fused
+  const bool dropout = m.attention_dropout > 0.0;
+  for (PassCost* pass : {&c.forward, &c.attention_core_forward}) {
+    pass->add(scores, r);
+    pass->add(softmax, r);
+    if (dropout) pass->add({0.0, (2.0 * a + 1.0) * b * heads * s * s}, r);
+    pass->add(gemm(s, d, s, a, b * heads), r);
+  }
+  c.backward.add({2.0 * scores.flops, 2.0 * scores.bytes}, r);
+  c.backward.add({0.0, 2.0 * softmax.bytes}, r);
+  if (dropout) c.backward.add({0.0, (2.0 * a + 1.0) * b * heads * s * s}, r);
+  c.backward.add({2.0 * scores.flops, 2.0 * scores.bytes}, r);
+}
+
+}  // namespace
+
+LayerCost layer_cost(const ModelSpec& m, const LayerCostInputs& in, const DeviceRates& r) {
+  const double a = activation_bytes(in.precision);
+  const double t = static_cast<double>(in.micro_batch * in.seq_len);
+  const double h = static_cast<double>(m.hidden);
+  const double q = static_cast<double>(m.q_dim());
+  const double kv = static_cast<double>(m.kv_dim());
+  const double inter = static_cast<double>(m.intermediate);
+  const double routed = t * static_cast<double>(std::min(m.experts_per_token, m.experts));  // tokens through experts
+  const bool frozen = in.frozen_weights;
+
+  LayerCost c;
+  streaming(c, 2.0 * a * t * h, r);  // input norm
+  linear(c, t, h, q + 2.0 * kv, a, frozen, r);
+  if (!m.learned_positions) streaming(c, 2.0 * a * t * (q + kv), r);  // rotary embedding on q and k
+  attention_core(c, m, in, a, r);
+  linear(c, t, q, h, a, frozen, r);
+  streaming(c, 3.0 * a * t * h, r);  // residual add (dropout fused)
+  streaming(c, 2.0 * a * t * h, r);  // post-attention norm
+  if (m.is_moe()) linear(c, t, h, static_cast<double>(m.experts), a, frozen, r);  // router
+  if (m.mlp == MlpKind::gated) {
+    linear(c, routed, h, 2.0 * inter, a, frozen, r);  // gate and up, one fused GEMM
+    streaming(c, 3.0 * a * routed * inter, r);         // act(gate) * up
+  } else {
+    linear(c, routed, h, inter, a, frozen, r);
+    streaming(c, 2.0 * a * routed * inter, r);  // GELU
+  }
+  linear(c, routed, inter, h, a, frozen, r);
+  streaming(c, 3.0 * a * t * h, r);  // residual add
+  if (in.lora != nullptr) {
+    // Each adapted module adds A (in -> r) and B (r -> out), both trained.
+    for (const LinearShape& l : layer_linears(m)) {
+      if (std::find(in.lora->targets.begin(), in.lora->targets.end(), l.name) == in.lora->targets.end()) continue;
+      const double tokens = l.copies > 1 ? routed : t;
+      linear(c, tokens, static_cast<double>(l.in), static_cast<double>(in.lora->rank), a, false, r);
+      linear(c, tokens, static_cast<double>(in.lora->rank), static_cast<double>(l.out), a, false, r);
+    }
+  }
+  return c;
+}
+
+LayerCost head_cost(const ModelSpec& m, const LayerCostInputs& in, const DeviceRates& r) {
+  const double a = activation_bytes(in.precision);
+  const double t = static_cast<double>(in.micro_batch * in.seq_len);
+  const double h = static_cast<double>(m.hidden);
+  const double v = static_cast<double>(m.vocab);
+  LayerCost c;
+  streaming(c, 2.0 * a * t * h, r);  // embedding gather (and scatter-add in backward)
+  streaming(c, 2.0 * a * t * h, r);  // final norm
+  linear(c, t, h, v, a, in.frozen_weights, r);
+  // Cross-entropy over fp32 logits: upcast, log-softmax, loss; backward writes the logit gradient.
+  c.forward.add({0.0, t * v * (a + 4.0 + 4.0)}, r);
+  c.backward.add({0.0, t * v * (4.0 + 4.0 + a)}, r);
+  return c;
+}
+
+double optimizer_step_seconds(double params, const StateBytes& b, const DeviceRates& r) {
+  // Fused Adam: read and write master weights and moments, read the gradient, write the 16-bit weights.
+  const double bytes = (2.0 * b.optimizer() + b.grads + (b.master > 0.0 ? b.weights : 2.0 * b.weights)) * params;
+  return std::max(bytes / r.memory_bytes_per_second, r.kernel_floor_seconds);
+}
+
+}  // namespace preflight

@@ -1,0 +1,61 @@
+#pragma once
+// Time of the GPU work of one training step, built from the kernels a transformer layer launches:
+// matmuls at peak x efficiency, memory-bound kernels (norms, element-wise, softmax, optimizer) at
+// HBM bandwidth, and no kernel faster than the host can issue it.
+
+#include <cstdint>
+
+#include "simulator/hardware/gpu_spec.hpp"
+#include "simulator/memory/parameter_footprint.hpp"
+#include "simulator/model/model_spec.hpp"
+#include "simulator/training/training_job.hpp"
+
+namespace preflight {
+
+struct DeviceRates {
+  double matmul_flops_per_second = 0.0;
+  double memory_bytes_per_second = 0.0;
+  double kernel_floor_seconds = 0.0;
+};
+
+// Throws InvalidConfig("instance", ...) when the catalog has no peak for the precision.
+DeviceRates device_rates(const GpuSpec& gpu, Precision precision);
+
+struct Kernel {
+  double flops = 0.0;
+  double bytes = 0.0;
+};
+
+double kernel_seconds(const Kernel& kernel, const DeviceRates& rates);
+
+// One pass over one layer (or the head), for one micro-batch on one GPU.
+struct PassCost {
+  double seconds = 0.0;
+  double flops = 0.0;
+  int kernels = 0;
+
+  void add(const Kernel& k, const DeviceRates& rates);
+};
+
+struct LayerCost {
+  PassCost forward;
+  PassCost backward;
+  PassCost attention_core_forward;  // what selective recompute re-runs
+};
+
+struct LayerCostInputs {
+  std::int64_t seq_len = 0;
+  std::int64_t micro_batch = 1;
+  Precision precision = Precision::bf16;
+  bool flash_attention = true;
+  bool frozen_weights = false;      // LoRA/QLoRA: no weight gradients for the base
+  const LoraSpec* lora = nullptr;
+};
+
+LayerCost layer_cost(const ModelSpec& model, const LayerCostInputs& in, const DeviceRates& rates);
+// Embedding lookup, final norm, lm_head and the cross-entropy loss.
+LayerCost head_cost(const ModelSpec& model, const LayerCostInputs& in, const DeviceRates& rates);
+// A fused Adam/SGD step over `params` parameters held on this GPU.
+double optimizer_step_seconds(double params, const StateBytes& bytes, const DeviceRates& rates);
+
+}  // namespace preflight

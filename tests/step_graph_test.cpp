@@ -1,0 +1,146 @@
+// Invariants of the simulated step that hold whatever the constants.
+
+#include <gtest/gtest.h>
+
+#include "simulator/engine/event_engine.hpp"
+#include "simulator/strategy/step_graph.hpp"
+#include "support/catalog.hpp"
+
+namespace preflight {
+namespace {
+
+struct StepFixture {
+  ModelSpec model = test::catalog().model("llama-2-7b").spec;
+  TrainingJob job;
+  NodeSpec node = *test::catalog().find_instance("aws/p4de.24xlarge");
+  std::unique_ptr<AnalyticalCollectives> collectives;
+
+  StepFixture() {
+    job.tokens = 1e9;
+    job.seq_len = 2048;
+    job.global_batch_sequences = 256;
+    rebuild_links();
+  }
+  void rebuild_links() {
+    collectives = std::make_unique<AnalyticalCollectives>(
+        LinkBandwidths{node.intra_node_bytes_per_second_per_gpu, node.inter_node_bits_per_second / 8.0, true});
+  }
+  StepInputs inputs(Sharding sharding, int nodes, Recompute recompute = Recompute::full, std::int64_t mb = 1) {
+    StepInputs in;
+    in.model = &model;
+    in.job = &job;
+    in.config.instance = node.id;
+    in.config.nodes = nodes;
+    in.config.sharding = sharding;
+    in.config.recompute = recompute;
+    in.config.micro_batch = mb;
+    in.config.grad_accum = job.global_batch_sequences / (nodes * node.gpus_per_node * mb);
+    in.node = &node;
+    in.collectives = collectives.get();
+    in.memory = estimate_memory(model, job, in.config, node, 0.0);
+    return in;
+  }
+};
+
+double collective_seconds(const StepGraph& g) {
+  double total = 0.0;
+  for (engine::TaskId t = 0; t < g.graph.task_count(); ++t) {
+    if (g.kinds[t] == TaskKind::collective) total += g.graph.task(t).seconds;
+  }
+  return total;
+}
+
+TEST(StepGraph, MoreNetworkBandwidthNeverSlowsAStep) {
+  StepFixture s;
+  for (Sharding sharding : {Sharding::ddp, Sharding::zero2, Sharding::zero3}) {
+    const double slow = simulate_step(s.inputs(sharding, 4)).time.seconds();
+    s.node.inter_node_bits_per_second *= 8.0;
+    s.rebuild_links();
+    const double fast = simulate_step(s.inputs(sharding, 4)).time.seconds();
+    s.node.inter_node_bits_per_second /= 8.0;
+    s.rebuild_links();
+    EXPECT_LE(fast, slow) << to_string(sharding);
+  }
+}
+
+TEST(StepGraph, Zero3NeverCommunicatesLessThanDdp) {
+  StepFixture s;
+  for (int nodes : {1, 2, 8}) {
+    const StepGraph ddp = build_step_graph(s.inputs(Sharding::ddp, nodes));
+    const StepGraph zero3 = build_step_graph(s.inputs(Sharding::zero3, nodes));
+    EXPECT_GE(collective_seconds(zero3), collective_seconds(ddp)) << nodes << " nodes";
+  }
+}
+
+// Full recompute re-runs every layer's forward inside backward: it adds one forward of the layers
+// (not of the lm_head), and lowers the memory peak.
+TEST(StepGraph, FullRecomputeCostsOneExtraForwardAndLowersThePeak) {
+  StepFixture s;
+  const StepSimulation none = simulate_step(s.inputs(Sharding::zero3, 1, Recompute::none));
+  const StepSimulation full = simulate_step(s.inputs(Sharding::zero3, 1, Recompute::full));
+  EXPECT_DOUBLE_EQ(none.time.recompute_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(full.time.compute_seconds, none.time.compute_seconds);
+  EXPECT_GT(full.time.recompute_seconds, 0.25 * full.time.compute_seconds);  // about 1/3 for full training
+  EXPECT_LT(full.time.recompute_seconds, 0.40 * full.time.compute_seconds);
+  EXPECT_LT(full.peak_bytes, none.peak_bytes);
+}
+
+TEST(StepGraph, OverlapNeverSlowerThanTheSerialSum) {
+  StepFixture s;
+  for (Sharding sharding : {Sharding::ddp, Sharding::zero1, Sharding::zero2, Sharding::zero3, Sharding::fsdp_full}) {
+    StepInputs in = s.inputs(sharding, 2);
+    in.config.grad_accum = 2;  // small enough to simulate without extrapolation
+    const StepGraph g = build_step_graph(in);
+    double serial = 0.0;
+    for (engine::TaskId t = 0; t < g.graph.task_count(); ++t) serial += g.graph.task(t).seconds;
+    EXPECT_LE(engine::run(g.graph).makespan, serial) << to_string(sharding);
+  }
+}
+
+// Bucketed all-reduce during backward hides communication that a single all-reduce after backward exposes.
+TEST(StepGraph, BucketsOverlapGradientSyncWithBackward) {
+  StepFixture s;
+  StepInputs in = s.inputs(Sharding::ddp, 2);
+  const double overlapped = simulate_step(in).time.comm_exposed_seconds;
+  in.overlap_gradient_sync = false;
+  const double after_backward = simulate_step(in).time.comm_exposed_seconds;
+  EXPECT_LT(overlapped, after_backward);
+}
+
+// The timeline's peak never exceeds the memory model's sum of every component alive at once.
+TEST(StepGraph, TimelinePeakWithinTheSumOfComponents) {
+  StepFixture s;
+  for (Sharding sharding : {Sharding::ddp, Sharding::zero2, Sharding::zero3}) {
+    for (Recompute r : {Recompute::none, Recompute::full}) {
+      const StepInputs in = s.inputs(sharding, 1, r, 2);
+      const StepSimulation sim = simulate_step(in);
+      EXPECT_LE(sim.peak_bytes, in.memory.peak_bytes * (1.0 + 1e-12)) << to_string(sharding);
+      EXPECT_GT(sim.peak_bytes, in.memory.peak_bytes - in.memory.gpu.logits - in.memory.gpu.activations);
+    }
+  }
+}
+
+// Accumulation micro-batches are identical: extrapolating from three equals simulating them all.
+TEST(StepGraph, AccumulationExtrapolationIsExact) {
+  StepFixture s;
+  StepInputs in = s.inputs(Sharding::zero2, 1);
+  in.config.grad_accum = 6;
+  const double extrapolated = simulate_step(in).time.seconds();
+  const double simulated = simulate_step(in, true).time.seconds();  // the trace path simulates every micro-batch
+  EXPECT_NEAR(extrapolated, simulated, 1e-9 * simulated);
+}
+
+TEST(StepGraph, TraceHasOneTrackPerResource) {
+  StepFixture s;
+  StepInputs in = s.inputs(Sharding::zero3, 1);
+  in.config.grad_accum = 1;
+  const StepSimulation sim = simulate_step(in, true);
+  int tracks = 0;
+  for (const auto& e : sim.trace.at("traceEvents")) {
+    if (e.at("ph") == "M" && e.at("name") == "thread_name") ++tracks;
+  }
+  EXPECT_EQ(tracks, 5);  // gpu compute, collectives, host-to-device, device-to-host, cpu
+}
+
+}  // namespace
+}  // namespace preflight
