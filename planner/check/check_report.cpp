@@ -35,7 +35,8 @@ std::string step_change(const Evaluation& given, const Evaluation& e) {
   return percent(e.step->seconds() / given.step->seconds() - 1.0);
 }
 
-void breakdown_table(std::ostringstream& out, const MemoryEstimate& m) {
+void breakdown_table(std::ostringstream& out, const Evaluation& e) {
+  const MemoryEstimate& m = e.memory;
   const MemoryBreakdown& g = m.gpu;
   TextTable t({"per GPU", "size"}, {TextTable::Align::left, TextTable::Align::right});
   const std::pair<const char*, double> rows[] = {
@@ -53,7 +54,10 @@ void breakdown_table(std::ostringstream& out, const MemoryEstimate& m) {
   for (const auto& [name, value] : rows) {
     if (value > 0.0) t.add_row({name, gib(value)});
   }
-  t.add_row({"peak", gib(m.peak_bytes)});
+  t.add_row({"sum of components", gib(g.total())});
+  if (e.peak_from_timeline) {
+    t.add_row({"peak of the simulated step (at " + fixed(e.peak_seconds, 2) + " s)", gib(m.peak_bytes)});
+  }
   out << t.render("  ");
   const double headroom = 1.0 - m.usable_bytes / m.capacity_bytes;
   out << "  capacity " << gib(m.capacity_bytes) << ", usable " << gib(m.usable_bytes) << " with "
@@ -93,9 +97,9 @@ std::string check_text(const CheckOutcome& o) {
   out << "  machine  " << c.nodes << " x " << o.node.id << " (" << o.node.gpus_per_node << " x " << o.node.gpu.id
       << " " << gib(o.node.gpu.memory_bytes) << ")\n";
   out << "  config   " << config_summary(c) << "\n\n";
-  breakdown_table(out, o.given.memory);
+  breakdown_table(out, o.given);
   if (o.given.step) {
-    out << "  step time (FLOPs estimate) " << fixed(o.given.step->seconds(), 2) << " s\n";
+    out << "  step time (simulated) " << fixed(o.given.step->seconds(), 2) << " s\n";
   } else {
     out << "  step time unavailable: " << o.given.step_unavailable << "\n";
   }
@@ -133,7 +137,7 @@ nlohmann::ordered_json check_json(const CheckOutcome& o) {
                 {"parameters", params.total()},
                 {"active_parameters", params.active_per_token()}};
   j["config"] = config_json(o.given.config);
-  j["memory"] = memory_json(o.given.memory);
+  j["memory"] = memory_json(o.given.memory, o.given.peak_from_timeline);
   j["step"] = o.given.step ? step_json(*o.given.step, o.node, o.scenario.training) : nlohmann::ordered_json(nullptr);
   j["fits"] = o.given.memory.fits();
   nlohmann::ordered_json ladder = nlohmann::ordered_json::array();
@@ -142,7 +146,7 @@ nlohmann::ordered_json check_json(const CheckOutcome& o) {
     rung["rung"] = r.rung;
     rung["action"] = r.action;
     rung["config"] = config_json(r.result.config);
-    rung["memory"] = memory_json(r.result.memory);
+    rung["memory"] = memory_json(r.result.memory, r.result.peak_from_timeline);
     if (r.result.step && o.given.step) {
       rung["step"] = step_json(*r.result.step, o.node, o.scenario.training);
       rung["step_time_change"] = rounded(r.result.step->seconds() / o.given.step->seconds() - 1.0, 4);

@@ -150,7 +150,11 @@ class Climber {
     for (int nodes = c.nodes + 1; nodes <= max_nodes; ++nodes) {
       c.nodes = nodes;
       if (scenario_.training.global_batch_sequences % dp_degree(c, node_) != 0) continue;
-      Evaluation e = evaluate(scenario_, node_, with_micro_batch(c, 1));
+      const StrategyConfig candidate = with_micro_batch(c, 1);
+      const MemoryEstimate screen = estimate_memory(scenario_.model, scenario_.training, candidate, node_,
+                                                    scenario_.constraints.vram_headroom);
+      if (resident_exceeds_capacity(screen)) continue;  // no timeline can fit: skip the simulation
+      Evaluation e = evaluate(scenario_, node_, candidate);
       if (e.memory.fits()) {
         return "nothing on " + std::to_string(given_.config.nodes) + " node(s) fits; " + std::to_string(nodes) +
                " nodes of " + node_.id + " (" + std::to_string(nodes * node_.gpus_per_node) + " GPUs) fit under ZeRO-3 "

@@ -22,6 +22,8 @@ struct SimulateOptions {
   std::string catalog;
   std::uint64_t seed = 1;
   int trials = 10000;
+  std::string trace;    // write the step's Chrome trace here
+  std::string profile;  // calibration profile
 };
 
 struct CatalogOptions {

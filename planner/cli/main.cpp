@@ -36,6 +36,8 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("--config", simulate.config, "Config JSON file, or an inline JSON object");
   simulate_cmd->add_option("--format", simulate.format, "Output format")->check(CLI::IsMember({"table", "json"}));
   simulate_cmd->add_option("--catalog", simulate.catalog, "Catalog folder (default: the bundled catalogs/)");
+  simulate_cmd->add_option("--trace", simulate.trace, "Write the simulated step as a Chrome/Perfetto trace (JSON)");
+  simulate_cmd->add_option("--profile", simulate.profile, "Calibration profile (measured collectives replace the analytical model)");
   simulate_cmd->add_option("--seed", simulate.seed, "Monte Carlo seed (same seed, same numbers)");
   simulate_cmd->add_option("--trials", simulate.trials, "Monte Carlo trials")->check(CLI::Range(1, 10'000'000));
   simulate_cmd->add_option("--threads", threads, "Worker threads (default: all cores); results do not depend on it")

@@ -1,7 +1,11 @@
 #include <ostream>
 #include <sstream>
 
+#include <optional>
+
 #include "planner/check/evaluation.hpp"
+#include "planner/io/calibration_profile_io.hpp"
+#include "planner/io/output_file.hpp"
 #include "planner/cli/commands.hpp"
 #include "planner/report/result_json.hpp"
 #include "planner/report/text_table.hpp"
@@ -31,7 +35,11 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
       << c.micro_batch << " x accum " << c.grad_accum << "\n";
   out << "  memory   peak " << gib(e.memory.peak_bytes) << " of " << gib(e.memory.capacity_bytes)
       << (e.memory.fits() ? " (fits)" : " (DOES NOT FIT: see `preflight check`)") << "\n";
-  out << "  step     " << fixed(e.step->seconds(), 3) << " s (FLOPs estimate), " << r.steps << " steps\n";
+  const StepTimeEstimate& st = *e.step;
+  out << "  step     " << fixed(st.seconds(), 3) << " s simulated (compute " << fixed(st.compute_seconds, 3)
+      << ", recompute " << fixed(st.recompute_seconds, 3) << ", exposed communication " << fixed(st.comm_exposed_seconds, 3)
+      << ", offload " << fixed(st.offload_exposed_seconds, 3) << ", optimizer " << fixed(st.optimizer_seconds, 3)
+      << "), " << r.steps << " steps\n";
   const CheckpointPlan& k = r.checkpoint;
   if (k.interval_steps > 0) {
     out << "  ckpt     " << fixed(k.bytes / 1e9, 1) << " GB every " << fixed(k.interval_seconds / 60.0, 1) << " min ("
@@ -60,7 +68,9 @@ int run_simulate_command(const SimulateOptions& options, std::ostream& out, std:
   const ConfigSource source = config_source(options.config, scenario);
   const StrategyConfig config = read_strategy_config(source, scenario, catalog);
   const NodeSpec& node = *find_node(scenario, catalog, config.instance);
-  const Evaluation e = evaluate(scenario, node, config);
+  std::optional<CalibrationProfile> profile;
+  if (!options.profile.empty()) profile = io::read_calibration_profile(options.profile);
+  const Evaluation e = evaluate(scenario, node, config, profile ? &*profile : nullptr, !options.trace.empty());
   if (!e.step) rethrow_at(source, InvalidConfig("instance", e.step_unavailable));
   RunEstimate run;
   try {
@@ -68,11 +78,12 @@ int run_simulate_command(const SimulateOptions& options, std::ostream& out, std:
   } catch (const InvalidConfig& error) {
     rethrow_at(source, error);
   }
+  if (!options.trace.empty()) io::write_file_atomically(options.trace, e.trace.dump() + "\n");
   if (options.format == "json") {
     nlohmann::ordered_json j;
     j["scenario"] = scenario.name;
     j["config"] = config_json(config);
-    j["memory"] = memory_json(e.memory);
+    j["memory"] = memory_json(e.memory, e.peak_from_timeline);
     j["step"] = step_json(*e.step, node, scenario.training);
     j["run"] = run_json(run);
     j["cost"] = cost_json(run, config.pricing);

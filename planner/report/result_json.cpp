@@ -41,10 +41,12 @@ nlohmann::ordered_json config_json(const StrategyConfig& c) {
   return j;
 }
 
-nlohmann::ordered_json memory_json(const MemoryEstimate& m) {
+nlohmann::ordered_json memory_json(const MemoryEstimate& m, bool peak_from_timeline) {
   const MemoryBreakdown& g = m.gpu;
   nlohmann::ordered_json j;
   j["peak_bytes"] = bytes(m.peak_bytes);
+  j["peak_from"] = peak_from_timeline ? "simulated_timeline" : "sum_of_components";
+  j["sum_of_components_bytes"] = bytes(g.total());
   j["capacity_bytes"] = bytes(m.capacity_bytes);
   j["usable_bytes"] = bytes(m.usable_bytes);
   j["fits"] = m.fits();
@@ -89,7 +91,7 @@ nlohmann::ordered_json step_json(const StepTimeEstimate& s, const NodeSpec& node
                             {"comm_exposed", rounded(s.comm_exposed_seconds, 4)},
                             {"offload_exposed", rounded(s.offload_exposed_seconds, 4)},
                             {"optimizer", rounded(s.optimizer_seconds, 4)}};
-  j["model"] = "flops_estimate";
+  j["model"] = "discrete_event";
   return j;
 }
 

@@ -17,7 +17,8 @@ namespace preflight {
 double rounded(double value, int decimals);
 
 nlohmann::ordered_json config_json(const StrategyConfig& config);
-nlohmann::ordered_json memory_json(const MemoryEstimate& memory);
+// `peak_from_timeline`: whether peak_bytes is the simulated timeline's peak or the sum of components.
+nlohmann::ordered_json memory_json(const MemoryEstimate& memory, bool peak_from_timeline);
 nlohmann::ordered_json run_json(const RunEstimate& run);
 nlohmann::ordered_json cost_json(const RunEstimate& run, Pricing pricing);
 nlohmann::ordered_json step_json(const StepTimeEstimate& step, const NodeSpec& node, const TrainingJob& job);

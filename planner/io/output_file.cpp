@@ -1,0 +1,31 @@
+#include "planner/io/output_file.hpp"
+
+#include <fstream>
+#include <system_error>
+
+#include "simulator/core/errors.hpp"
+
+namespace preflight::io {
+
+void write_file_atomically(const std::filesystem::path& file, const std::string& text) {
+  std::filesystem::path temporary = file;
+  temporary += ".partial";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      throw InputError(file.string(), "", "a path that cannot be written", "a writable file path");
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, file, error);
+  if (error) {
+    std::filesystem::remove(temporary, error);
+    throw InputError(file.string(), "", "a path that cannot be written (" + error.message() + ")", "a writable file path");
+  }
+}
+
+}  // namespace preflight::io
