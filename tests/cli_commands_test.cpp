@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planner/io/calibration_profile_io.hpp"
 #include "support/cli_runner.hpp"
 
 namespace preflight {
@@ -52,6 +53,63 @@ TEST(CliCheck, DoesNotFitExitsOne) {
       test::run_preflight("check " + std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/llama2-7b-full-rtx4090.json");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.out.find("DOES NOT FIT"), std::string::npos);
+}
+
+// --trace writes the simulated step as Chrome trace JSON with one track per resource.
+TEST(CliSimulate, TraceFileIsChromeTraceJson) {
+  const std::filesystem::path dir = test::scratch_dir("trace");
+  const std::filesystem::path trace = dir / "step.json";
+  const test::CliResult r = test::run_preflight("simulate " + std::string(PREFLIGHT_SOURCE_DIR) +
+                                                "/scenarios/llama2-7b-full-8xa100-zero3.json --trials 10 --trace " +
+                                                trace.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(test::read_text(trace));
+  int tracks = 0, slices = 0;
+  for (const auto& e : j.at("traceEvents")) {
+    tracks += e.at("ph") == "M" && e.at("name") == "thread_name" ? 1 : 0;
+    slices += e.at("ph") == "X" ? 1 : 0;
+  }
+  EXPECT_EQ(tracks, 5);
+  EXPECT_GT(slices, 32 * 2 * 16);  // at least a forward and a backward per layer and micro-batch
+  std::filesystem::remove_all(dir);
+}
+
+// A trace that cannot be written is bad input, and no partial file is left behind.
+TEST(CliSimulate, UnwritableTraceExitsTwoWithoutPartialOutput) {
+  const test::CliResult r = test::run_preflight("simulate " + std::string(PREFLIGHT_SOURCE_DIR) +
+                                                "/scenarios/llama2-7b-full-8xa100-zero3.json --trials 10 --trace /nonexistent-dir/step.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("/nonexistent-dir/step.json"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists("/nonexistent-dir/step.json.partial"));
+}
+
+// --profile replaces the analytical collectives with measured ones: a profile whose all-reduce is
+// ten times slower than the analytical model makes the step slower.
+TEST(CliSimulate, ProfileChangesTheCollectives) {
+  const std::filesystem::path dir = test::scratch_dir("profile");
+  CalibrationProfile slow;
+  slow.machine = {"a100-80gb", 8, "", "", "", ""};
+  slow.measured_at = "2026-11-29";
+  slow.source = "test: an artificially slow network";
+  for (CollectiveOp op : {CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
+    slow.collectives.push_back({op, 8, {{1e6, 0.01}, {1e9, 1.0}}});
+  }
+  test::write_text(dir / "slow.json", io::calibration_profile_json(slow).dump(2));
+  const std::string scenario = std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/llama2-7b-full-8xa100-zero3.json";
+  const test::CliResult base = test::run_preflight("simulate " + scenario + " --format json --trials 10");
+  const test::CliResult measured =
+      test::run_preflight("simulate " + scenario + " --format json --trials 10 --profile " + (dir / "slow.json").string());
+  ASSERT_EQ(measured.exit_code, 0) << measured.err;
+  const double before = nlohmann::json::parse(base.out).at("step").at("seconds").get<double>();
+  const double after = nlohmann::json::parse(measured.out).at("step").at("seconds").get<double>();
+  EXPECT_GT(after, 1.5 * before);
+
+  test::write_text(dir / "bad.json", R"({"schema_version": 99})");
+  const test::CliResult bad = test::run_preflight("simulate " + scenario + " --profile " + (dir / "bad.json").string());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("$.schema_version"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
