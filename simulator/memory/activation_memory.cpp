@@ -67,6 +67,17 @@ LayerTerms layer_terms(const ModelSpec& m, const ActivationInputs& in) {
 
 }  // namespace
 
+ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig& c) {
+  ActivationInputs in;
+  in.seq_len = job.seq_len;
+  in.micro_batch = c.micro_batch;
+  in.precision = job.precision;
+  in.recompute = c.recompute;
+  in.flash_attention = c.flash_attention;
+  in.lora = job.method == Method::full ? nullptr : &job.lora;
+  return in;
+}
+
 double layer_activation_bytes_per_token(const ModelSpec& model, const ActivationInputs& in) {
   const LayerTerms t = layer_terms(model, in);
   return t.rest + t.attention_core;

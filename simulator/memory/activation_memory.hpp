@@ -31,6 +31,9 @@ struct ActivationMemory {
   double total() const { return layers_total + logits; }
 };
 
+// The activation inputs of a job under a config.
+ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig& config);
+
 // Bytes one layer keeps per token without any recompute (the 34h + 5as of Korthikanti for GPT).
 double layer_activation_bytes_per_token(const ModelSpec& model, const ActivationInputs& in);
 

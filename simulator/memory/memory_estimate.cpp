@@ -52,14 +52,7 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingJob& job, c
   const StateBytes bytes = state_bytes(job.precision, job.optimizer, job.method != Method::full);
   const ModelStateMemory states = model_state_memory(footprint, bytes, layout);
 
-  ActivationInputs act_in;
-  act_in.seq_len = job.seq_len;
-  act_in.micro_batch = c.micro_batch;
-  act_in.precision = job.precision;
-  act_in.recompute = c.recompute;
-  act_in.flash_attention = c.flash_attention;
-  act_in.lora = job.method == Method::full ? nullptr : &job.lora;
-  const ActivationMemory act = activation_memory(model, act_in);
+  const ActivationMemory act = activation_memory(model, activation_inputs(job, c));
 
   MemoryEstimate e;
   MemoryBreakdown& g = e.gpu;

@@ -43,14 +43,7 @@ class StepBuilder {
     d2h_ = add_resource("device-to-host copy");
     cpu_ = add_resource("cpu");
 
-    ActivationInputs ai;
-    ai.seq_len = job_.seq_len;
-    ai.micro_batch = c_.micro_batch;
-    ai.precision = job_.precision;
-    ai.recompute = c_.recompute;
-    ai.flash_attention = c_.flash_attention;
-    ai.lora = lc.lora;
-    activations_ = activation_memory(model_, ai);
+    activations_ = activation_memory(model_, activation_inputs(job_, c_));
 
     const MemoryBreakdown& g = in.memory.gpu;
     // The timeline allocates activations, logits and gathered parameters itself; the rest is resident.
@@ -167,6 +160,15 @@ class StepBuilder {
                               in_.collectives->seconds(CollectiveOp::reduce_scatter, layer_grad_bytes(), shard_));
         after(rs, bwd);
         buckets.sync_tasks.push_back(rs);
+        if (last && hybrid_replicas() > 1) {
+          // HYBRID_SHARD: the node's shards are then all-reduced across the replicas (nodes); the
+          // node's GPUs do so at once, sharing its network.
+          const double node_bytes = layer_grad_bytes() / in_.memory.shard_degree * in_.node->gpus_per_node;
+          const TaskId ar = add(TaskKind::collective, "all-reduce replicas", l, comm_,
+                                in_.collectives->seconds(CollectiveOp::all_reduce, node_bytes, {hybrid_replicas(), 1}));
+          after(ar, rs);
+          buckets.sync_tasks.push_back(ar);
+        }
       } else {
         buckets.add_layer(bwd);
       }
@@ -174,6 +176,10 @@ class StepBuilder {
     buckets.flush(*chain);
     sync_tasks_.insert(sync_tasks_.end(), buckets.sync_tasks.begin(), buckets.sync_tasks.end());
     return *chain;
+  }
+
+  int hybrid_replicas() const {
+    return c_.sharding == Sharding::fsdp_hybrid ? static_cast<int>(in_.memory.dp_degree / in_.memory.shard_degree) : 1;
   }
 
   double gathered_bytes() const {
