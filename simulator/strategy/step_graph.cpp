@@ -55,10 +55,8 @@ class StepBuilder {
 
   StepGraph build() {
     std::optional<TaskId> previous;
-    const bool sharded = scheme_.stage == 3;
     for (std::int64_t mb = 0; mb < c_.grad_accum; ++mb) {
-      const bool last = mb + 1 == c_.grad_accum;
-      previous = micro_batch(previous, static_cast<int>(mb), last, sharded);
+      previous = micro_batch(previous, static_cast<int>(mb), mb + 1 == c_.grad_accum);
     }
     optimizer_step(*previous);
     const double tokens = static_cast<double>(c_.micro_batch * c_.grad_accum);
@@ -88,94 +86,106 @@ class StepBuilder {
     return bytes_.grads * footprint_.trainable / static_cast<double>(model_.layers);
   }
 
-  // Forward and backward of one micro-batch; returns its last task.
-  TaskId micro_batch(std::optional<TaskId> previous, int mb, bool last, bool sharded) {
-    const int layers = static_cast<int>(model_.layers);
-    const double gather_seconds =
-        sharded ? in_.collectives->seconds(CollectiveOp::all_gather, layer_weight_bytes(), shard_) : 0.0;
-    std::optional<TaskId> gather_prev;
-    std::optional<TaskId> chain = previous;
-    std::vector<TaskId> computed;  // compute tasks in order, to bound the prefetch to one layer ahead
-    for (int l = 0; l < layers; ++l) {
-      std::optional<TaskId> gathered;
-      if (c_.offload.params != OffloadTarget::none) {
-        const TaskId copy = add(TaskKind::copy, "params in", l, h2d_,
-                                layer_weight_bytes() / in_.memory.shard_degree / step_time_defaults::kHostLinkBytesPerSecond);
-        after(copy, previous);
-        gathered = copy;
-      }
-      if (sharded) {
-        // Prefetch: the next layer's gather runs while this layer computes (the stream is the limit).
-        const TaskId ag = add(TaskKind::collective, "all-gather fwd", l, comm_, gather_seconds, gathered_bytes());
-        after(ag, gathered);
-        after(ag, gather_prev ? gather_prev : previous);
-        if (computed.size() >= 2) after(ag, computed[computed.size() - 2]);
-        gather_prev = ag;
-        gathered = ag;
-      }
-      const TaskId fwd = add(TaskKind::compute, "forward", l, compute_, layer_.forward.seconds,
-                             activations_.per_layer_stored, sharded ? gathered_bytes() : 0.0);
-      after(fwd, chain);
-      after(fwd, gathered);
-      chain = fwd;
-      computed.push_back(fwd);
-    }
-    const double head_memory = activations_.logits + activations_.outside_layers;
-    const TaskId head_fwd = add(TaskKind::compute, "head forward", mb, compute_, head_.forward.seconds, head_memory);
-    after(head_fwd, chain);
-    const TaskId head_bwd = add(TaskKind::compute, "head backward", mb, compute_, head_.backward.seconds, 0.0, head_memory);
-    after(head_bwd, head_fwd);
-    chain = head_bwd;
+  // Where a micro-batch's chain of tasks stands, shared by its forward and backward passes.
+  struct Pass {
+    std::optional<TaskId> chain;        // the last compute task
+    std::optional<TaskId> gather_prev;  // the last all-gather (the collective stream's order)
+    std::vector<TaskId> computed;       // compute tasks in order, to bound prefetch to one layer ahead
+  };
 
+  // Streams a layer's parameters in from the host (parameter offload) and gathers its shards
+  // (ZeRO-3/FSDP) ahead of its compute; returns the task the compute must wait for.
+  std::optional<TaskId> fetch_layer(Pass& p, int layer, std::string_view gather_name, std::optional<TaskId> start) {
+    std::optional<TaskId> ready;
+    if (c_.offload.params != OffloadTarget::none) {
+      const TaskId copy = add(TaskKind::copy, "params in", layer, h2d_,
+                              layer_weight_bytes() / in_.memory.shard_degree / step_time_defaults::kHostLinkBytesPerSecond);
+      after(copy, start);
+      if (p.computed.size() >= 2) after(copy, p.computed[p.computed.size() - 2]);
+      ready = copy;
+    }
+    if (scheme_.stage == 3) {
+      const TaskId ag = add(TaskKind::collective, gather_name, layer, comm_,
+                            in_.collectives->seconds(CollectiveOp::all_gather, layer_weight_bytes(), shard_), gathered_bytes());
+      after(ag, ready);
+      after(ag, p.gather_prev ? p.gather_prev : start);
+      if (p.computed.size() >= 2) after(ag, p.computed[p.computed.size() - 2]);
+      p.gather_prev = ag;
+      ready = ag;
+    }
+    return ready;
+  }
+
+  TaskId compute(Pass& p, TaskKind kind, std::string_view name, int index, double seconds, double alloc, double free,
+                 std::optional<TaskId> ready) {
+    const TaskId t = add(kind, name, index, compute_, seconds, alloc, free);
+    after(t, p.chain);
+    after(t, ready);
+    p.chain = t;
+    if (kind == TaskKind::compute) p.computed.push_back(t);
+    return t;
+  }
+
+  void forward_pass(Pass& p, std::optional<TaskId> start) {
+    const double gathered = scheme_.stage == 3 ? gathered_bytes() : 0.0;
+    for (int l = 0; l < static_cast<int>(model_.layers); ++l) {
+      const std::optional<TaskId> ready = fetch_layer(p, l, "all-gather fwd", start);
+      compute(p, TaskKind::compute, "forward", l, layer_.forward.seconds, activations_.per_layer_stored, gathered, ready);
+    }
+  }
+
+  void backward_pass(Pass& p, std::optional<TaskId> start, bool last) {
+    const bool sharded = scheme_.stage == 3;
+    const bool full = c_.recompute == Recompute::full;
+    const double recompute_seconds =
+        full ? layer_.forward.seconds
+             : (c_.recompute == Recompute::selective && !c_.flash_attention ? layer_.attention_core_forward.seconds : 0.0);
+    const double freed = activations_.per_layer_stored + (full ? activations_.recompute_working : 0.0) +
+                         (sharded ? gathered_bytes() : 0.0);
     Bucketing buckets(*this, last && !sharded);
-    for (int l = layers - 1; l >= 0; --l) {
-      std::optional<TaskId> gathered;
-      if (sharded) {
-        const TaskId ag = add(TaskKind::collective, "all-gather bwd", l, comm_, gather_seconds, gathered_bytes());
-        after(ag, gather_prev ? gather_prev : head_fwd);
-        if (computed.size() >= 2) after(ag, computed[computed.size() - 2]);
-        gather_prev = ag;
-        gathered = ag;
+    for (int l = static_cast<int>(model_.layers) - 1; l >= 0; --l) {
+      const std::optional<TaskId> ready = fetch_layer(p, l, "all-gather bwd", start);
+      if (recompute_seconds > 0.0) {
+        compute(p, TaskKind::recompute, "recompute", l, recompute_seconds, full ? activations_.recompute_working : 0.0, 0.0,
+                ready);
       }
-      std::optional<TaskId> rec;
-      if (c_.recompute != Recompute::none) {
-        const bool full = c_.recompute == Recompute::full;
-        const double seconds = full ? layer_.forward.seconds : (c_.flash_attention ? 0.0 : layer_.attention_core_forward.seconds);
-        if (seconds > 0.0) {
-          rec = add(TaskKind::recompute, "recompute", l, compute_, seconds, full ? activations_.recompute_working : 0.0);
-          after(*rec, chain);
-          after(*rec, gathered);
-        }
-      }
-      const double freed = activations_.per_layer_stored +
-                           (c_.recompute == Recompute::full ? activations_.recompute_working : 0.0) +
-                           (sharded ? gathered_bytes() : 0.0);
-      const TaskId bwd = add(TaskKind::compute, "backward", l, compute_, layer_.backward.seconds, 0.0, freed);
-      after(bwd, rec ? rec : chain);
-      after(bwd, gathered);
-      chain = bwd;
-      computed.push_back(bwd);
+      const TaskId bwd = compute(p, TaskKind::compute, "backward", l, layer_.backward.seconds, 0.0, freed, ready);
       if (sharded) {
-        const TaskId rs = add(TaskKind::collective, "reduce-scatter", l, comm_,
-                              in_.collectives->seconds(CollectiveOp::reduce_scatter, layer_grad_bytes(), shard_));
-        after(rs, bwd);
-        buckets.sync_tasks.push_back(rs);
-        if (last && hybrid_replicas() > 1) {
-          // HYBRID_SHARD: the node's shards are then all-reduced across the replicas (nodes); the
-          // node's GPUs do so at once, sharing its network.
-          const double node_bytes = layer_grad_bytes() / in_.memory.shard_degree * in_.node->gpus_per_node;
-          const TaskId ar = add(TaskKind::collective, "all-reduce replicas", l, comm_,
-                                in_.collectives->seconds(CollectiveOp::all_reduce, node_bytes, {hybrid_replicas(), 1}));
-          after(ar, rs);
-          buckets.sync_tasks.push_back(ar);
-        }
+        reduce_layer_gradients(bwd, l, last);
       } else {
         buckets.add_layer(bwd);
       }
     }
-    buckets.flush(*chain);
-    sync_tasks_.insert(sync_tasks_.end(), buckets.sync_tasks.begin(), buckets.sync_tasks.end());
-    return *chain;
+    buckets.flush(*p.chain);
+  }
+
+  // ZeRO-3/FSDP reduce-scatter each layer's gradients as its backward ends, every micro-batch.
+  void reduce_layer_gradients(TaskId bwd, int layer, bool last) {
+    const TaskId rs = add(TaskKind::collective, "reduce-scatter", layer, comm_,
+                          in_.collectives->seconds(CollectiveOp::reduce_scatter, layer_grad_bytes(), shard_));
+    after(rs, bwd);
+    sync_tasks_.push_back(rs);
+    if (last && hybrid_replicas() > 1) {
+      // HYBRID_SHARD: the node's shards are then all-reduced across the replicas (nodes); the
+      // node's GPUs do so at once, sharing its network.
+      const double node_bytes = layer_grad_bytes() / in_.memory.shard_degree * in_.node->gpus_per_node;
+      const TaskId ar = add(TaskKind::collective, "all-reduce replicas", layer, comm_,
+                            in_.collectives->seconds(CollectiveOp::all_reduce, node_bytes, {hybrid_replicas(), 1}));
+      after(ar, rs);
+      sync_tasks_.push_back(ar);
+    }
+  }
+
+  // Forward and backward of one micro-batch; returns its last task.
+  TaskId micro_batch(std::optional<TaskId> previous, int mb, bool last) {
+    Pass p;
+    p.chain = previous;
+    forward_pass(p, previous);
+    const double head_memory = activations_.logits + activations_.outside_layers;
+    const TaskId head_fwd = compute(p, TaskKind::compute, "head forward", mb, head_.forward.seconds, head_memory, 0.0, {});
+    compute(p, TaskKind::compute, "head backward", mb, head_.backward.seconds, 0.0, head_memory, {});
+    backward_pass(p, head_fwd, last);
+    return *p.chain;
   }
 
   int hybrid_replicas() const {
@@ -193,7 +203,6 @@ class StepBuilder {
     double filled = 0.0;
     int index = 0;
     std::optional<TaskId> last_backward;
-    std::vector<TaskId> sync_tasks;
 
     Bucketing(StepBuilder& builder, bool on) : b(builder), active(on) {}
 
@@ -213,7 +222,7 @@ class StepBuilder {
       const TaskId t = b.add(TaskKind::collective, op == CollectiveOp::all_reduce ? "all-reduce" : "reduce-scatter",
                              index++, b.comm_, b.in_.collectives->seconds(op, filled, b.world_));
       b.after(t, last_backward);
-      sync_tasks.push_back(t);
+      b.sync_tasks_.push_back(t);
       filled = 0.0;
     }
   };
