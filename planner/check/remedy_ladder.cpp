@@ -15,6 +15,7 @@ class Climber {
 
   RemedyLadder climb() {
     shrink_micro_batch();
+    if (state_.recompute == Recompute::full) ladder_.skipped.push_back("2. activation checkpointing is already full");
     if (!done()) add_recompute(Recompute::selective, "selective activation checkpointing");
     if (!done()) add_recompute(Recompute::full, "full activation checkpointing");
     if (!done()) shard_further();
@@ -86,6 +87,10 @@ class Climber {
       return;
     }
     const ShardingScheme scheme = sharding_scheme(state_.sharding);
+    if (state_.sharding == Sharding::zero3 || state_.sharding == Sharding::fsdp_full) {
+      ladder_.skipped.push_back("3. parameters are already sharded (" + to_string(state_.sharding) + ")");
+      return;
+    }
     if (scheme.engine == Engine::fsdp) {
       if (state_.sharding != Sharding::fsdp_full) {
         StrategyConfig c = state_;
