@@ -119,6 +119,12 @@ const BadInput kCases[] = {
      {"$.preemption.trace", "at most one of"}, "", "simulate"},
     {"missing_trace_file", [](json& s) { s["preemption"] = {{"trace", "missing-trace.csv"}}; return ""; },
      {"$.preemption.trace", "missing-trace.csv"}, "", "simulate"},
+    {"multi_node_cluster_without_network", [](json& s) {
+       s["clusters"] = json::array({{{"id", "lab"}, {"gpu", "a100-80gb"}, {"gpus_per_node", 8}, {"max_nodes", 4},
+                                     {"intra_node_GBps", 300}, {"inter_node_Gbps", 0}, {"host_memory_GiB", 1024},
+                                     {"usd_per_hour", 0}}});
+       s["config"] = {{"instance", "lab"}, {"nodes", 2}};
+       return ""; }, {"$.config.nodes", "got 2", "no network"}},
     {"inline_config_malformed", keep, {"--config", "malformed JSON"}, "--config '{\"instance\": '"},
     {"config_file_unknown_key", [](json& s) { s.erase("config"); return ""; }, {"$.offlaod", "unknown key"},
      "--config " + std::string(PREFLIGHT_SOURCE_DIR) + "/tests/data/config_with_typo.json"},

@@ -147,7 +147,7 @@ class Climber {
   // Nothing on this machine fits: how many nodes would, under ZeRO-3 with full recompute.
   std::string beyond_this_machine() const {
     const bool networked = node_.inter_node_bits_per_second > 0.0;
-    const int max_nodes = node_.max_nodes.value_or(networked ? 4096 : 1);
+    const int max_nodes = node_.node_limit();
     StrategyConfig c = given_.config;
     c.sharding = Sharding::zero3;
     c.recompute = Recompute::full;

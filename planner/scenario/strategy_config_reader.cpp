@@ -106,7 +106,7 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
     r.fail("instance", "a catalog instance id (see `preflight catalog instances`) or an inline cluster id");
   }
   const bool networked = node->inter_node_bits_per_second > 0.0;
-  const int max_nodes = node->max_nodes.value_or(networked ? 4096 : 1);
+  const int max_nodes = node->node_limit();
   c.nodes = static_cast<int>(r.optional_integer("nodes", 1, 100'000).value_or(1));
   if (c.nodes > max_nodes) {
     r.fail("nodes", "an integer from 1 to " + std::to_string(max_nodes) +

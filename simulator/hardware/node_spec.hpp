@@ -38,6 +38,10 @@ struct NodeSpec {
   std::string source;
   std::string as_of;
   std::vector<std::string> warnings;  // price-data traps noticed while loading
+
+  // How many of these machines one job may span: one without a network; an inline cluster's size;
+  // else a bound far above any cluster a cloud rents (the largest public runs use ~2,000 nodes).
+  int node_limit() const { return inter_node_bits_per_second > 0.0 ? max_nodes.value_or(4096) : 1; }
 };
 
 }  // namespace preflight
