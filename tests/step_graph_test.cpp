@@ -118,6 +118,20 @@ TEST(StepGraph, HybridShardingBeatsFullShardingOnASlowNetwork) {
   EXPECT_LT(hybrid, full);
 }
 
+// LoRA skips the base's weight gradients (backward ~ one forward instead of two); QLoRA pays to
+// dequantize its 4-bit weights before each matmul.
+TEST(StepGraph, LoraIsCheaperThanFullTrainingAndQloraDearerThanLora) {
+  StepFixture s;
+  const double full = simulate_step(s.inputs(Sharding::ddp, 1)).time.compute_seconds;
+  s.job.method = Method::lora;
+  s.job.lora.targets = {"q_proj", "v_proj"};
+  const double lora = simulate_step(s.inputs(Sharding::ddp, 1)).time.compute_seconds;
+  s.job.method = Method::qlora;
+  const double qlora = simulate_step(s.inputs(Sharding::ddp, 1)).time.compute_seconds;
+  EXPECT_LT(lora, 0.75 * full);
+  EXPECT_GT(qlora, lora);
+}
+
 // The timeline's peak never exceeds the memory model's sum of every component alive at once.
 TEST(StepGraph, TimelinePeakWithinTheSumOfComponents) {
   StepFixture s;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "simulator/hardware/compute_defaults.hpp"
+#include "simulator/memory/memory_defaults.hpp"
 #include "simulator/model/parameter_count.hpp"
 #include "simulator/performance/step_time_estimate.hpp"
 
@@ -39,6 +40,14 @@ void linear(LayerCost& c, double tokens, double in, double out, double a, bool f
   c.forward.add(gemm(tokens, out, in, a), r);
   c.backward.add(gemm(tokens, in, out, a), r);
   if (!frozen) c.backward.add(gemm(in, out, tokens, a), r);
+}
+
+// bitsandbytes dequantizes an NF4 weight into a 16-bit copy before the forward matmul and again
+// before the input-gradient matmul: read the 4-bit blocks, write 16 bits per weight.
+void dequantize(LayerCost& c, double weights, double a, const DeviceRates& r) {
+  const Kernel k{0.0, weights * (memory_defaults::kNf4BytesPerWeight + a)};
+  c.forward.add(k, r);
+  c.backward.add(k, r);
 }
 
 // A memory-bound kernel reading and writing `elements` activations; its backward moves twice that.
@@ -90,6 +99,9 @@ LayerCost layer_cost(const ModelSpec& m, const LayerCostInputs& in, const Device
   const bool frozen = in.frozen_weights;
 
   LayerCost c;
+  if (in.quantized_weights) {
+    for (const LinearShape& l : layer_linears(m)) dequantize(c, static_cast<double>(l.weights()), a, r);
+  }
   streaming(c, 2.0 * a * t * h, r);  // input norm
   linear(c, t, h, q + 2.0 * kv, a, frozen, r);
   if (!m.learned_positions) streaming(c, 2.0 * a * t * (q + kv), r);  // rotary embedding on q and k

@@ -49,6 +49,7 @@ struct LayerCostInputs {
   Precision precision = Precision::bf16;
   bool flash_attention = true;
   bool frozen_weights = false;      // LoRA/QLoRA: no weight gradients for the base
+  bool quantized_weights = false;   // QLoRA: every matmul first dequantizes its 4-bit weight to 16 bits
   const LoraSpec* lora = nullptr;
 };
 

@@ -34,6 +34,7 @@ class StepBuilder {
     lc.precision = job_.precision;
     lc.flash_attention = c_.flash_attention;
     lc.frozen_weights = job_.method != Method::full;
+    lc.quantized_weights = job_.method == Method::qlora;
     lc.lora = job_.method == Method::full ? nullptr : &job_.lora;
     layer_ = layer_cost(model_, lc, rates_);
     head_ = head_cost(model_, lc, rates_);
