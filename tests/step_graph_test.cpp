@@ -132,6 +132,21 @@ TEST(StepGraph, LoraIsCheaperThanFullTrainingAndQloraDearerThanLora) {
   EXPECT_GT(qlora, lora);
 }
 
+// Model FLOPs are counted as MFU counts them, by hand for Llama-2-7B at 2048 tokens: 6 x 6,607,343,616
+// matmul parameters (all but the input embedding) + 12 x 32 layers x 2048 x 4096 (attention) per token.
+TEST(StepGraph, ModelFlopsAreSixNPlusAttentionPerToken) {
+  StepFixture s;
+  const StepInputs in = s.inputs(Sharding::zero3, 1, Recompute::full, 2);
+  const double tokens = static_cast<double>(in.config.micro_batch * in.config.grad_accum * 2048);
+  const double per_token = 6.0 * 6'607'343'616.0 + 12.0 * 32 * 2048 * 4096;
+  const StepSimulation sim = simulate_step(in);
+  EXPECT_NEAR(sim.time.model_flops, tokens * per_token, 1e-9 * tokens * per_token);
+  // And MFU stays below the matmul efficiency the compute model allows.
+  const double mfu = sim.time.model_flops / (sim.time.seconds() * 312e12);
+  EXPECT_GT(mfu, 0.0);
+  EXPECT_LT(mfu, 0.8);
+}
+
 // The timeline's peak never exceeds the memory model's sum of every component alive at once.
 TEST(StepGraph, TimelinePeakWithinTheSumOfComponents) {
   StepFixture s;

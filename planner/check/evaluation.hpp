@@ -12,14 +12,14 @@
 #include "planner/scenario/scenario.hpp"
 #include "simulator/calibration/calibration_profile.hpp"
 #include "simulator/memory/memory_estimate.hpp"
-#include "simulator/performance/step_time_estimate.hpp"
+#include "simulator/strategy/step_time.hpp"
 
 namespace preflight {
 
 struct Evaluation {
   StrategyConfig config;
   MemoryEstimate memory;
-  std::optional<StepTimeEstimate> step;  // empty when the catalog lacks the GPU's peak for the precision
+  std::optional<StepTime> step;  // empty when the catalog lacks the GPU's peak for the precision
   std::string step_unavailable;          // why, when empty
   bool peak_from_timeline = false;       // false: the sum of the components (no simulation possible)
   double peak_seconds = 0.0;             // when in the step the peak happens

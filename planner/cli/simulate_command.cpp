@@ -35,7 +35,7 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
       << c.micro_batch << " x accum " << c.grad_accum << "\n";
   out << "  memory   peak " << gib(e.memory.peak_bytes) << " of " << gib(e.memory.capacity_bytes)
       << (e.memory.fits() ? " (fits)" : " (DOES NOT FIT: see `preflight check`)") << "\n";
-  const StepTimeEstimate& st = *e.step;
+  const StepTime& st = *e.step;
   out << "  step     " << fixed(st.seconds(), 3) << " s simulated (compute " << fixed(st.compute_seconds, 3)
       << ", recompute " << fixed(st.recompute_seconds, 3) << ", exposed communication " << fixed(st.comm_exposed_seconds, 3)
       << ", offload " << fixed(st.offload_exposed_seconds, 3) << ", optimizer " << fixed(st.optimizer_seconds, 3)

@@ -1,5 +1,7 @@
 #include "planner/report/result_json.hpp"
 
+#include "simulator/hardware/compute_model.hpp"
+
 #include <cmath>
 
 namespace preflight {
@@ -79,7 +81,7 @@ nlohmann::ordered_json memory_json(const MemoryEstimate& m, bool peak_from_timel
   return j;
 }
 
-nlohmann::ordered_json step_json(const StepTimeEstimate& s, const NodeSpec& node, const TrainingJob& job) {
+nlohmann::ordered_json step_json(const StepTime& s, const NodeSpec& node, const TrainingJob& job) {
   const double tokens = job.global_batch_tokens();
   const double seconds = s.seconds();
   nlohmann::ordered_json j;

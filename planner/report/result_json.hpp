@@ -7,7 +7,7 @@
 #include "planner/run/run_estimate.hpp"
 #include "simulator/hardware/node_spec.hpp"
 #include "simulator/memory/memory_estimate.hpp"
-#include "simulator/performance/step_time_estimate.hpp"
+#include "simulator/strategy/step_time.hpp"
 #include "simulator/strategy/strategy_config.hpp"
 #include "simulator/training/training_job.hpp"
 
@@ -21,6 +21,6 @@ nlohmann::ordered_json config_json(const StrategyConfig& config);
 nlohmann::ordered_json memory_json(const MemoryEstimate& memory, bool peak_from_timeline);
 nlohmann::ordered_json run_json(const RunEstimate& run);
 nlohmann::ordered_json cost_json(const RunEstimate& run, Pricing pricing);
-nlohmann::ordered_json step_json(const StepTimeEstimate& step, const NodeSpec& node, const TrainingJob& job);
+nlohmann::ordered_json step_json(const StepTime& step, const NodeSpec& node, const TrainingJob& job);
 
 }  // namespace preflight

@@ -5,11 +5,26 @@
 #include "simulator/hardware/compute_defaults.hpp"
 #include "simulator/memory/memory_defaults.hpp"
 #include "simulator/model/parameter_count.hpp"
-#include "simulator/performance/step_time_estimate.hpp"
+#include "simulator/core/errors.hpp"
 
 namespace preflight {
 
 namespace cd = compute_defaults;
+
+double peak_flops(const GpuSpec& gpu, Precision precision) {
+  std::optional<double> tflops;
+  switch (precision) {
+    case Precision::fp32: tflops = gpu.peak_tflops.fp32; break;
+    case Precision::bf16: tflops = gpu.peak_tflops.bf16; break;
+    case Precision::fp16: tflops = gpu.peak_tflops.fp16; break;
+    case Precision::fp8: tflops = gpu.peak_tflops.fp8; break;
+  }
+  if (!tflops || *tflops <= 0.0) {
+    throw InvalidConfig("instance", "GPU " + gpu.id + " has no published " + to_string(precision) +
+                                        " peak in the catalog; choose another precision or GPU");
+  }
+  return *tflops * 1e12;
+}
 
 DeviceRates device_rates(const GpuSpec& gpu, Precision precision) {
   return {peak_flops(gpu, precision) * cd::kMatmulPeakFraction,

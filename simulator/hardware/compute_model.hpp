@@ -18,6 +18,10 @@ struct DeviceRates {
   double kernel_floor_seconds = 0.0;
 };
 
+// Peak matmul FLOP/s of the GPU for the job's precision; throws InvalidConfig("instance", ...) when
+// the catalog has no published figure.
+double peak_flops(const GpuSpec& gpu, Precision precision);
+
 // Throws InvalidConfig("instance", ...) when the catalog has no peak for the precision.
 DeviceRates device_rates(const GpuSpec& gpu, Precision precision);
 

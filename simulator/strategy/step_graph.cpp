@@ -8,7 +8,8 @@
 #include "simulator/engine/memory_tracker.hpp"
 #include "simulator/hardware/compute_model.hpp"
 #include "simulator/memory/parameter_footprint.hpp"
-#include "simulator/performance/step_time_defaults.hpp"
+#include "simulator/model/flops.hpp"
+#include "simulator/hardware/host_defaults.hpp"
 
 namespace preflight {
 
@@ -60,9 +61,11 @@ class StepBuilder {
       previous = micro_batch(previous, static_cast<int>(mb), mb + 1 == c_.grad_accum);
     }
     optimizer_step(*previous);
-    const double tokens = static_cast<double>(c_.micro_batch * c_.grad_accum);
-    out_.model_flops = tokens * (static_cast<double>(model_.layers) * (layer_.forward.flops + layer_.backward.flops) +
-                                 head_.forward.flops + head_.backward.flops);
+    // Model FLOPs as MFU counts them (6N plus full attention per token for training), not the
+    // kernels' own work (causal attention does half; recompute repeats the forward).
+    const double tokens = static_cast<double>(c_.micro_batch * c_.grad_accum * job_.seq_len);
+    const FlopsPerToken f = flops_per_token(model_, job_.seq_len);
+    out_.model_flops = tokens * f.forward() * (1.0 + backward_to_forward_ratio(job_.method));
     return std::move(out_);
   }
 
@@ -100,7 +103,7 @@ class StepBuilder {
     std::optional<TaskId> ready;
     if (c_.offload.params != OffloadTarget::none) {
       const TaskId copy = add(TaskKind::copy, "params in", layer, h2d_,
-                              layer_weight_bytes() / in_.memory.shard_degree / step_time_defaults::kHostLinkBytesPerSecond);
+                              layer_weight_bytes() / in_.memory.shard_degree / host_defaults::kHostLinkBytesPerSecond);
       after(copy, start);
       if (p.computed.size() >= 2) after(copy, p.computed[p.computed.size() - 2]);
       ready = copy;
@@ -237,13 +240,13 @@ class StepBuilder {
     };
     TaskId step;
     if (c_.offload.optimizer != OffloadTarget::none) {
-      const double link = step_time_defaults::kHostLinkBytesPerSecond;
+      const double link = host_defaults::kHostLinkBytesPerSecond;
       const TaskId down = add(TaskKind::copy, "grads to host", -1, d2h_, bytes_.grads * partition / link);
       after_syncs(down);
       const double ranks = in_.node->gpus_per_node;
-      double cpu_seconds = partition * ranks / (step_time_defaults::kCpuAdamParamsPerSecondPerVcpu * std::max(in_.node->vcpus, 1));
+      double cpu_seconds = partition * ranks / (host_defaults::kCpuAdamParamsPerSecondPerVcpu * std::max(in_.node->vcpus, 1));
       if (c_.offload.optimizer == OffloadTarget::nvme) {
-        cpu_seconds += 2.0 * 16.0 * partition * ranks / step_time_defaults::kNvmeBytesPerSecond;
+        cpu_seconds += 2.0 * 16.0 * partition * ranks / host_defaults::kNvmeBytesPerSecond;
       }
       const TaskId adam = add(TaskKind::optimizer, "optimizer step (cpu)", -1, cpu_, cpu_seconds);
       after(adam, down);
@@ -298,7 +301,7 @@ StepSimulation simulate_graph(const StepInputs& in, bool with_trace) {
   out.peak_bytes = memory.peak_bytes();
   out.peak_seconds = memory.peak_seconds();
   if (with_trace) out.trace = trace.trace();
-  StepTimeEstimate& t = out.time;
+  StepTime& t = out.time;
   t.model_flops = g.model_flops;
   double copies = 0.0;
   for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
@@ -333,7 +336,7 @@ StepSimulation simulate_step(const StepInputs& in, bool with_trace) {
   shorter.config.grad_accum = kSimulated;
   StepSimulation three = simulate_graph(shorter, false);
   const double extra = static_cast<double>(in.config.grad_accum - kSimulated);
-  StepTimeEstimate& t = three.time;
+  StepTime& t = three.time;
   t.compute_seconds += extra * (t.compute_seconds - two.time.compute_seconds);
   t.recompute_seconds += extra * (t.recompute_seconds - two.time.recompute_seconds);
   t.comm_exposed_seconds += extra * (t.comm_exposed_seconds - two.time.comm_exposed_seconds);

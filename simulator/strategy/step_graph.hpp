@@ -14,7 +14,7 @@
 #include "simulator/hardware/node_spec.hpp"
 #include "simulator/memory/memory_estimate.hpp"
 #include "simulator/model/model_spec.hpp"
-#include "simulator/performance/step_time_estimate.hpp"
+#include "simulator/strategy/step_time.hpp"
 #include "simulator/strategy/strategy_config.hpp"
 #include "simulator/training/training_job.hpp"
 
@@ -45,7 +45,7 @@ struct StepGraph {
 StepGraph build_step_graph(const StepInputs& in);
 
 struct StepSimulation {
-  StepTimeEstimate time;      // breakdown from the simulated schedule
+  StepTime time;      // breakdown from the simulated schedule
   double peak_bytes = 0.0;    // device memory peak of the timeline
   double peak_seconds = 0.0;  // when it happens
   std::size_t tasks = 0;
