@@ -125,6 +125,9 @@ const BadInput kCases[] = {
                                      {"usd_per_hour", 0}}});
        s["config"] = {{"instance", "lab"}, {"nodes", 2}};
        return ""; }, {"$.config.nodes", "got 2", "no network"}},
+    {"price_override_unknown_instance", [](json& s) {
+       s["prices"] = {{"overrides", {{"aws/p9.huge", {{"spot_usd_per_hour", 3.0}}}}}};
+       return ""; }, {"$.prices.overrides.aws/p9.huge", "a catalog instance id"}, "", "simulate"},
     {"inline_config_malformed", keep, {"--config", "malformed JSON"}, "--config '{\"instance\": '"},
     {"config_file_unknown_key", [](json& s) { s.erase("config"); return ""; }, {"$.offlaod", "unknown key"},
      "--config " + std::string(PREFLIGHT_SOURCE_DIR) + "/tests/data/config_with_typo.json"},

@@ -195,10 +195,10 @@ std::optional<ObjectReader> ObjectReader::optional_object(std::string_view key) 
   return ObjectReader(get(key), file_, path_of(key), keys_);
 }
 
-std::vector<std::pair<std::string, const nlohmann::json*>> ObjectReader::raw_items() const {
-  std::vector<std::pair<std::string, const nlohmann::json*>> items;
-  for (const auto& [key, value] : object_->items()) items.emplace_back(key, &value);
-  return items;
+std::vector<std::string> ObjectReader::keys() const {
+  std::vector<std::string> keys;
+  for (const auto& item : object_->items()) keys.push_back(item.key());
+  return keys;
 }
 
 void ObjectReader::finish() const {

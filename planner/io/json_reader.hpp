@@ -60,8 +60,8 @@ class ObjectReader {
   // The raw value, marked as read; for values with several allowed shapes.
   const nlohmann::json& raw(std::string_view key);
 
-  // The object's own key/value pairs, for maps keyed by user data (read each with object()/number()).
-  std::vector<std::pair<std::string, const nlohmann::json*>> raw_items() const;
+  // The object's own keys, for maps keyed by user data (read each with object()/number()).
+  std::vector<std::string> keys() const;
 
   // Rejects the first key (in sorted order) that no getter asked for.
   void finish() const;

@@ -14,7 +14,7 @@ std::int64_t bytes(double b) { return static_cast<std::int64_t>(std::llround(b))
 
 double rounded(double v, int decimals) {
   const double scale = std::pow(10.0, decimals);
-  return std::round(v * scale) / scale;
+  return std::round(v * scale) / scale + 0.0;  // + 0.0 turns a rounded -0.0 into 0.0
 }
 
 nlohmann::ordered_json config_json(const StrategyConfig& c) {

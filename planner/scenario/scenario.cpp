@@ -208,7 +208,7 @@ PriceSpec read_prices(ObjectReader& r, const Catalog& catalog) {
   p.region = o->optional_string("region");
   p.zone = o->optional_string("zone");
   if (std::optional<ObjectReader> overrides = o->optional_object("overrides")) {
-    for (const auto& [id, value] : overrides->raw_items()) {
+    for (const std::string& id : overrides->keys()) {
       ObjectReader e = overrides->object(id);
       if (catalog.find_instance(id) == nullptr) overrides->fail(id, "a catalog instance id");
       const io::NumberRule usd{0.0, 1e6, false, "USD per hour"};

@@ -10,6 +10,7 @@
 #include "simulator/memory/parameter_footprint.hpp"
 #include "simulator/model/flops.hpp"
 #include "simulator/hardware/host_defaults.hpp"
+#include "simulator/memory/memory_defaults.hpp"
 
 namespace preflight {
 
@@ -58,8 +59,11 @@ class StepBuilder {
   StepGraph build() {
     std::optional<TaskId> previous;
     for (std::int64_t mb = 0; mb < c_.grad_accum; ++mb) {
+      current_micro_batch_ = static_cast<std::int32_t>(mb);
       previous = micro_batch(previous, static_cast<int>(mb), mb + 1 == c_.grad_accum);
+      out_.micro_batch_end.push_back(*previous);
     }
+    current_micro_batch_ = -1;
     optimizer_step(*previous);
     // Model FLOPs as MFU counts them (6N plus full attention per token for training), not the
     // kernels' own work (causal attention does half; recompute repeats the forward).
@@ -75,6 +79,7 @@ class StepBuilder {
   TaskId add(TaskKind kind, std::string_view name, int index, engine::ResourceId resource, double seconds,
              double alloc = 0.0, double free = 0.0) {
     out_.kinds.push_back(kind);
+    out_.micro_batch.push_back(current_micro_batch_);
     return out_.graph.add_task(Task{name, index, resource, seconds, alloc, free});
   }
 
@@ -192,6 +197,12 @@ class StepBuilder {
     return *p.chain;
   }
 
+  // PyTorch DDP's bucket_cap_mb (25 MB); DeepSpeed's reduce_bucket_size (in elements).
+  double bucket_bytes() const {
+    return scheme_.engine == Engine::deepspeed ? memory_defaults::kDeepSpeedReduceBucketElements * bytes_.grads
+                                               : 25.0 * 1024.0 * 1024.0;
+  }
+
   int hybrid_replicas() const {
     return c_.sharding == Sharding::fsdp_hybrid ? static_cast<int>(in_.memory.dp_degree / in_.memory.shard_degree) : 1;
   }
@@ -214,7 +225,7 @@ class StepBuilder {
       if (!active) return;
       last_backward = bwd;
       filled += b.layer_grad_bytes();
-      if (b.in_.overlap_gradient_sync && filled >= b.in_.bucket_bytes) emit();
+      if (b.in_.overlap_gradient_sync && filled >= b.bucket_bytes()) emit();
     }
     void flush(TaskId end_of_backward) {
       if (!active) return;
@@ -246,7 +257,9 @@ class StepBuilder {
       const double ranks = in_.node->gpus_per_node;
       double cpu_seconds = partition * ranks / (host_defaults::kCpuAdamParamsPerSecondPerVcpu * std::max(in_.node->vcpus, 1));
       if (c_.offload.optimizer == OffloadTarget::nvme) {
-        cpu_seconds += 2.0 * 16.0 * partition * ranks / host_defaults::kNvmeBytesPerSecond;
+        // ZeRO-Infinity swaps the partition's optimizer state and fp32 gradients in and out.
+        const double swapped = (bytes_.optimizer() + 4.0) * partition * ranks;
+        cpu_seconds += 2.0 * swapped / host_defaults::kNvmeBytesPerSecond;
       }
       const TaskId adam = add(TaskKind::optimizer, "optimizer step (cpu)", -1, cpu_, cpu_seconds);
       after(adam, down);
@@ -279,6 +292,7 @@ class StepBuilder {
   CollectiveGroup shard_;
   engine::ResourceId compute_ = 0, comm_ = 0, h2d_ = 0, d2h_ = 0, cpu_ = 0;
   std::vector<TaskId> sync_tasks_;
+  std::int32_t current_micro_batch_ = -1;
   StepGraph out_;
 };
 
@@ -288,15 +302,23 @@ StepGraph build_step_graph(const StepInputs& in) { return StepBuilder(in).build(
 
 namespace {
 
-StepSimulation simulate_graph(const StepInputs& in, bool with_trace) {
-  const StepGraph g = build_step_graph(in);
+struct Simulated {
+  StepGraph graph;
+  engine::Schedule schedule;
+  StepSimulation result;
+};
+
+Simulated simulate_graph(const StepInputs& in, bool with_trace) {
+  Simulated sim{build_step_graph(in), {}, {}};
+  const StepGraph& g = sim.graph;
   engine::MemoryTracker memory;
   engine::ChromeTraceWriter trace;
   std::vector<engine::Observer*> observers{&memory};
   if (with_trace) observers.push_back(&trace);
-  const engine::Schedule s = engine::run(g.graph, observers);
+  sim.schedule = engine::run(g.graph, observers);
+  const engine::Schedule& s = sim.schedule;
 
-  StepSimulation out;
+  StepSimulation& out = sim.result;
   out.tasks = g.graph.task_count();
   out.peak_bytes = memory.peak_bytes();
   out.peak_seconds = memory.peak_seconds();
@@ -319,30 +341,39 @@ StepSimulation simulate_graph(const StepInputs& in, bool with_trace) {
   const double waiting = std::max(0.0, s.makespan - t.compute_seconds - t.recompute_seconds - t.optimizer_seconds);
   t.offload_exposed_seconds = std::min(waiting, copies);
   t.comm_exposed_seconds = waiting - t.offload_exposed_seconds;
-  return out;
+  return sim;
 }
 
 }  // namespace
 
 StepSimulation simulate_step(const StepInputs& in, bool with_trace) {
-  // Micro-batches before the last are identical (no gradient sync, or the same per-layer
-  // reduce-scatters): simulate three and extend the third's cost to the rest, so a step with
-  // hundreds of accumulation steps costs no more than one with three.
+  // Micro-batches between the first and the last are identical (no gradient sync, or the same
+  // per-layer reduce-scatters): simulate three and repeat the middle one's cost for the rest, so a
+  // step with hundreds of accumulation steps costs one simulation of three.
   constexpr std::int64_t kSimulated = 3;
-  if (in.config.grad_accum <= kSimulated || with_trace) return simulate_graph(in, with_trace);
+  if (in.config.grad_accum <= kSimulated || with_trace) return simulate_graph(in, with_trace).result;
   StepInputs shorter = in;
-  shorter.config.grad_accum = kSimulated - 1;
-  const StepSimulation two = simulate_graph(shorter, false);
   shorter.config.grad_accum = kSimulated;
-  StepSimulation three = simulate_graph(shorter, false);
+  Simulated sim = simulate_graph(shorter, false);
+  const StepGraph& g = sim.graph;
+  double compute = 0.0, recompute = 0.0, copies = 0.0;
+  for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
+    if (g.micro_batch[id] != 1) continue;
+    const double seconds = g.graph.task(id).seconds;
+    compute += g.kinds[id] == TaskKind::compute ? seconds : 0.0;
+    recompute += g.kinds[id] == TaskKind::recompute ? seconds : 0.0;
+    copies += g.kinds[id] == TaskKind::copy ? seconds : 0.0;
+  }
+  const double middle = sim.schedule.timings[g.micro_batch_end[1]].end - sim.schedule.timings[g.micro_batch_end[0]].end;
+  const double waiting = std::max(0.0, middle - compute - recompute);
   const double extra = static_cast<double>(in.config.grad_accum - kSimulated);
-  StepTime& t = three.time;
-  t.compute_seconds += extra * (t.compute_seconds - two.time.compute_seconds);
-  t.recompute_seconds += extra * (t.recompute_seconds - two.time.recompute_seconds);
-  t.comm_exposed_seconds += extra * (t.comm_exposed_seconds - two.time.comm_exposed_seconds);
-  t.offload_exposed_seconds += extra * (t.offload_exposed_seconds - two.time.offload_exposed_seconds);
-  t.model_flops += extra * (t.model_flops - two.time.model_flops);
-  return three;
+  StepTime& t = sim.result.time;
+  t.compute_seconds += extra * compute;
+  t.recompute_seconds += extra * recompute;
+  t.offload_exposed_seconds += extra * std::min(waiting, copies);
+  t.comm_exposed_seconds += extra * (waiting - std::min(waiting, copies));
+  t.model_flops *= static_cast<double>(in.config.grad_accum) / kSimulated;
+  return sim.result;
 }
 
 }  // namespace preflight

@@ -30,16 +30,17 @@ struct StepInputs {
   const NodeSpec* node = nullptr;
   const CollectiveModel* collectives = nullptr;
   MemoryEstimate memory;  // sizes of the states and activations the graph allocates and frees
-  // DDP and ZeRO-1/2 all-reduce gradients in buckets as backward produces them (PyTorch DDP
-  // default 25 MB buckets); false: one all-reduce after backward (Megatron without bucketing).
+  // DDP and ZeRO-1/2 reduce gradients in buckets as backward produces them (PyTorch DDP: 25 MB;
+  // DeepSpeed: reduce_bucket_size); false: one all-reduce after backward (Megatron without bucketing).
   bool overlap_gradient_sync = true;
-  double bucket_bytes = 25.0 * 1024.0 * 1024.0;
 };
 
 struct StepGraph {
   engine::TaskGraph graph;
-  std::vector<TaskKind> kinds;  // by task id
-  double model_flops = 0.0;     // per GPU per step, without recompute
+  std::vector<TaskKind> kinds;                 // by task id
+  std::vector<std::int32_t> micro_batch;       // by task id; -1 for the optimizer step
+  std::vector<engine::TaskId> micro_batch_end; // the last compute task of each micro-batch
+  double model_flops = 0.0;                    // per GPU per step, without recompute
 };
 
 StepGraph build_step_graph(const StepInputs& in);
