@@ -43,7 +43,13 @@ class Climber {
     const std::int64_t per_rank = per_rank_batch(c);
     for (std::int64_t mb = std::min(limit, per_rank); mb > 1; --mb) {
       if (per_rank % mb != 0) continue;
-      Evaluation e = evaluate(scenario_, node_, with_micro_batch(c, mb));
+      // When what stays resident alone overflows, this micro-batch cannot fit: skip its simulation.
+      const StrategyConfig candidate = with_micro_batch(c, mb);
+      if (resident_exceeds_capacity(estimate_memory(scenario_.model, scenario_.training, candidate, node_,
+                                                    scenario_.constraints.vram_headroom))) {
+        continue;
+      }
+      Evaluation e = evaluate(scenario_, node_, candidate);
       if (e.memory.fits()) return e;
     }
     return evaluate(scenario_, node_, with_micro_batch(c, 1));
