@@ -53,7 +53,7 @@ struct Count {
 Count replayed(const InterruptionProcess& p, int nodes, double hours, int trials) {
   double sum = 0.0, sum2 = 0.0;
   for (int i = 0; i < trials; ++i) {
-    std::mt19937_64 rng(1000 + i);
+    TrialRng rng(1000 + static_cast<std::uint64_t>(i));
     InterruptionProcess::Cursor cursor = p.start_trial(rng);
     int n = 0;
     for (double t = p.next(0.0, nodes, cursor, rng); t < hours; t = p.next(t, nodes, cursor, rng)) ++n;

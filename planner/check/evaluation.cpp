@@ -8,7 +8,8 @@ namespace preflight {
 
 bool resident_exceeds_capacity(const MemoryEstimate& m) {
   const MemoryBreakdown& g = m.gpu;
-  return g.total() - g.activations - g.logits - g.gathered_params > m.usable_bytes;
+  // Fragmentation is a share of the activations' churn, so it goes with them.
+  return g.total() - g.activations - g.logits - g.gathered_params - g.fragmentation > m.usable_bytes;
 }
 
 Evaluation evaluate(const Scenario& scenario, const NodeSpec& node, const StrategyConfig& config,

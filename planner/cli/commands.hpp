@@ -26,6 +26,25 @@ struct SimulateOptions {
   std::string profile;  // calibration profile
 };
 
+struct PlanCommandOptions {
+  std::string scenario;
+  std::string format = "table";  // table | json | csv | markdown
+  int top = 5;
+  std::string out;  // write here (whole or not at all) instead of stdout
+  std::string profile;
+  std::string catalog;
+  std::uint64_t seed = 1;
+  int trials = 10000;
+};
+
+struct ExportOptions {
+  std::string target;  // deepspeed | accelerate | torchrun
+  std::string scenario;
+  std::string config;  // path or inline JSON; empty: the scenario's "config", else the plan's winner
+  std::string out;
+  std::string catalog;
+};
+
 struct CatalogOptions {
   std::string what;  // gpus | instances | models
   std::string format = "table";
@@ -34,6 +53,8 @@ struct CatalogOptions {
 
 int run_check_command(const CheckOptions& options, std::ostream& out, std::ostream& err);
 int run_simulate_command(const SimulateOptions& options, std::ostream& out, std::ostream& err);
+int run_plan_command(const PlanCommandOptions& options, std::ostream& out, std::ostream& err);
+int run_export_command(const ExportOptions& options, std::ostream& out, std::ostream& err);
 int run_catalog_command(const CatalogOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace preflight::cli

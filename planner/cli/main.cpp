@@ -43,6 +43,29 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("--threads", threads, "Worker threads (default: all cores); results do not depend on it")
       ->check(CLI::Range(1, 1024));
 
+  preflight::cli::PlanCommandOptions plan;
+  CLI::App* plan_cmd = app.add_subcommand("plan", "The cheapest configuration that fits, meets the deadline with the required probability and stays within budget, with its reasons");
+  plan_cmd->add_option("scenario", plan.scenario, "Scenario JSON file")->required();
+  plan_cmd->add_option("--format", plan.format, "Output format")->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
+  plan_cmd->add_option("--top", plan.top, "Alternatives to list besides the winner")->check(CLI::Range(0, 100));
+  plan_cmd->add_option("--out", plan.out, "Write the output to this file instead of stdout");
+  plan_cmd->add_option("--profile", plan.profile, "Calibration profile (measured collectives replace the analytical model)");
+  plan_cmd->add_option("--catalog", plan.catalog, "Catalog folder (default: the bundled catalogs/)");
+  plan_cmd->add_option("--seed", plan.seed, "Monte Carlo seed (same seed, same answer)");
+  plan_cmd->add_option("--trials", plan.trials, "Monte Carlo trials per configuration")->check(CLI::Range(1, 10'000'000));
+  plan_cmd->add_option("--threads", threads, "Worker threads (default: all cores); results do not depend on it")
+      ->check(CLI::Range(1, 1024));
+
+  preflight::cli::ExportOptions exporter;
+  CLI::App* export_cmd = app.add_subcommand("export", "Ready-to-use DeepSpeed JSON, Accelerate YAML or torchrun command for a config (default: the plan's winner)");
+  export_cmd->add_option("target", exporter.target, "deepspeed, accelerate or torchrun")
+      ->required()
+      ->check(CLI::IsMember({"deepspeed", "accelerate", "torchrun"}));
+  export_cmd->add_option("scenario", exporter.scenario, "Scenario JSON file")->required();
+  export_cmd->add_option("--config", exporter.config, "Config JSON file, or an inline JSON object");
+  export_cmd->add_option("--out", exporter.out, "Write the file here instead of stdout");
+  export_cmd->add_option("--catalog", exporter.catalog, "Catalog folder (default: the bundled catalogs/)");
+
   preflight::cli::CatalogOptions catalog;
   CLI::App* catalog_cmd = app.add_subcommand("catalog", "List the GPUs, instances or models in the catalog");
   catalog_cmd->add_option("what", catalog.what, "gpus, instances or models")
@@ -63,11 +86,11 @@ int main(int argc, char** argv) {
   try {
     int code = 0;
     if (*check_cmd) code = preflight::cli::run_check_command(check, out, std::cerr);
-    if (*simulate_cmd) {
-      std::optional<tbb::global_control> limit;
-      if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-      code = preflight::cli::run_simulate_command(simulate, out, std::cerr);
-    }
+    std::optional<tbb::global_control> limit;
+    if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+    if (*simulate_cmd) code = preflight::cli::run_simulate_command(simulate, out, std::cerr);
+    if (*plan_cmd) code = preflight::cli::run_plan_command(plan, out, std::cerr);
+    if (*export_cmd) code = preflight::cli::run_export_command(exporter, out, std::cerr);
     if (*catalog_cmd) code = preflight::cli::run_catalog_command(catalog, out, std::cerr);
     std::cout << out.str();
     return code;

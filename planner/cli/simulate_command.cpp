@@ -82,11 +82,7 @@ int run_simulate_command(const SimulateOptions& options, std::ostream& out, std:
   if (options.format == "json") {
     nlohmann::ordered_json j;
     j["scenario"] = scenario.name;
-    j["config"] = config_json(config);
-    j["memory"] = memory_json(e.memory, e.peak_from_timeline);
-    j["step"] = step_json(*e.step, node, scenario.training);
-    j["run"] = run_json(run);
-    j["cost"] = cost_json(run, config.pricing);
+    j.update(result_json(e, run, node, scenario.training));
     j["seed"] = options.seed;
     j["trials"] = options.trials;
     out << j.dump(2) << "\n";

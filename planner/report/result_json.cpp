@@ -81,13 +81,17 @@ nlohmann::ordered_json memory_json(const MemoryEstimate& m, bool peak_from_timel
   return j;
 }
 
+double step_mfu(const StepTime& s, const NodeSpec& node, const TrainingJob& job) {
+  return s.model_flops / (s.seconds() * peak_flops(node.gpu, job.precision));
+}
+
 nlohmann::ordered_json step_json(const StepTime& s, const NodeSpec& node, const TrainingJob& job) {
   const double tokens = job.global_batch_tokens();
   const double seconds = s.seconds();
   nlohmann::ordered_json j;
   j["seconds"] = rounded(seconds, 4);
   j["tokens_per_second"] = rounded(tokens / seconds, 1);
-  j["mfu"] = rounded(s.model_flops / (seconds * peak_flops(node.gpu, job.precision)), 4);
+  j["mfu"] = rounded(step_mfu(s, node, job), 4);
   j["breakdown_seconds"] = {{"compute", rounded(s.compute_seconds, 4)},
                             {"recompute", rounded(s.recompute_seconds, 4)},
                             {"comm_exposed", rounded(s.comm_exposed_seconds, 4)},
@@ -139,6 +143,17 @@ nlohmann::ordered_json cost_json(const RunEstimate& r, Pricing pricing) {
   j["region"] = r.price.region;
   j["zone"] = r.price.zone;
   j["price_basis"] = r.price.basis;
+  return j;
+}
+
+nlohmann::ordered_json result_json(const Evaluation& e, const RunEstimate& run, const NodeSpec& node,
+                                   const TrainingJob& job) {
+  nlohmann::ordered_json j;
+  j["config"] = config_json(e.config);
+  j["memory"] = memory_json(e.memory, e.peak_from_timeline);
+  j["step"] = step_json(*e.step, node, job);
+  j["run"] = run_json(run);
+  j["cost"] = cost_json(run, e.config.pricing);
   return j;
 }
 

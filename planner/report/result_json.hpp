@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planner/check/evaluation.hpp"
 #include "planner/run/run_estimate.hpp"
 #include "simulator/hardware/node_spec.hpp"
 #include "simulator/memory/memory_estimate.hpp"
@@ -21,6 +22,11 @@ nlohmann::ordered_json config_json(const StrategyConfig& config);
 nlohmann::ordered_json memory_json(const MemoryEstimate& memory, bool peak_from_timeline);
 nlohmann::ordered_json run_json(const RunEstimate& run);
 nlohmann::ordered_json cost_json(const RunEstimate& run, Pricing pricing);
+// Model FLOPs utilisation of a step (the FLOPs MFU counts over the GPU's peak for the precision).
+double step_mfu(const StepTime& step, const NodeSpec& node, const TrainingJob& job);
 nlohmann::ordered_json step_json(const StepTime& step, const NodeSpec& node, const TrainingJob& job);
+// The contract's "result of one configuration": config, memory, step, run and cost.
+nlohmann::ordered_json result_json(const Evaluation& evaluation, const RunEstimate& run, const NodeSpec& node,
+                                   const TrainingJob& job);
 
 }  // namespace preflight

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "simulator/core/errors.hpp"
+#include "simulator/economics/expected_run.hpp"
 #include "simulator/economics/run_defaults.hpp"
 #include "simulator/memory/parameter_footprint.hpp"
 
@@ -38,10 +39,14 @@ InterruptionProcess spot_process(const Scenario& s, const NodeSpec& node) {
 
 }  // namespace
 
-RunEstimate estimate_run(const Scenario& s, const NodeSpec& node, const StrategyConfig& c, double step_seconds,
-                         const RunOptions& options) {
+std::optional<PriceChoice> job_price(const Scenario& s, const NodeSpec& node, const StrategyConfig& c) {
+  return choose_price(node, c.pricing, adjustments(s, c));
+}
+
+RunEstimate prepare_run(const Scenario& s, const NodeSpec& node, const StrategyConfig& c, double step_seconds,
+                        const RunOptions& options) {
   RunEstimate r;
-  const std::optional<PriceChoice> price = choose_price(node, c.pricing, adjustments(s, c));
+  const std::optional<PriceChoice> price = job_price(s, node, c);
   if (!price) {
     throw InvalidConfig("pricing", node.id + " has no " + to_string(c.pricing) + " price listed" +
                                        (c.region || c.zone ? " in the requested region/zone" : "") +
@@ -72,7 +77,7 @@ RunEstimate estimate_run(const Scenario& s, const NodeSpec& node, const Strategy
   }
 
   r.steps = static_cast<std::int64_t>(std::ceil(s.training.tokens / s.training.global_batch_tokens()));
-  RunInputs in;
+  RunInputs& in = r.inputs;
   in.steps = r.steps;
   in.step_seconds = step_seconds;
   in.checkpoint = r.checkpoint;
@@ -83,7 +88,16 @@ RunEstimate estimate_run(const Scenario& s, const NodeSpec& node, const Strategy
   in.deadline_hours = s.constraints.deadline_hours.value_or(0.0);
   in.trials = options.trials;
   in.seed = options.seed;
-  r.outcome = simulate_run(in);
+  in.target_probability = s.constraints.min_completion_probability;
+  r.outcome.failure_free_hours = failure_free_hours(in);
+  r.expected_hours = expected_run_hours(in);
+  return r;
+}
+
+RunEstimate estimate_run(const Scenario& s, const NodeSpec& node, const StrategyConfig& c, double step_seconds,
+                         const RunOptions& options) {
+  RunEstimate r = prepare_run(s, node, c, step_seconds, options);
+  r.outcome = simulate_run(r.inputs);
   return r;
 }
 

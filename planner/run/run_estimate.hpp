@@ -3,6 +3,7 @@
 // interruptions, assembled from the scenario, the machine and a step time.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "planner/scenario/scenario.hpp"
@@ -26,10 +27,21 @@ struct RunEstimate {
   double usd_per_hour = 0.0;   // the whole job
   std::string interruption_model;
   double job_interruptions_per_hour = 0.0;
-  RunOutcome outcome;
+  RunInputs inputs;            // what the Monte Carlo runs
+  double expected_hours = 0.0;  // closed form (expected_run.hpp): ranks candidates before the Monte Carlo
+  RunOutcome outcome;          // the Monte Carlo's; empty until it has run
 };
 
+// The price a config pays per node-hour, after the scenario's overrides, discount and region; empty
+// when the machine lists none for the config's pricing.
+std::optional<PriceChoice> job_price(const Scenario& scenario, const NodeSpec& node, const StrategyConfig& config);
+
+// Everything but the Monte Carlo: price, checkpoints, steps, failure-free and expected hours.
 // Throws InvalidConfig("pricing", ...) when the machine has no price for the config's pricing.
+RunEstimate prepare_run(const Scenario& scenario, const NodeSpec& node, const StrategyConfig& config,
+                        double step_seconds, const RunOptions& options);
+
+// prepare_run, then the Monte Carlo.
 RunEstimate estimate_run(const Scenario& scenario, const NodeSpec& node, const StrategyConfig& config,
                          double step_seconds, const RunOptions& options);
 

@@ -25,7 +25,7 @@ double hit_probability(int nodes, int removals, int alive) {
 
 }  // namespace
 
-double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+double uniform01(TrialRng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 double bucket_interruptions_per_node_hour(const std::optional<std::string>& bucket) {
   static const char* names[] = {"<5%", "5-10%", "10-15%", "15-20%", ">20%"};
@@ -52,7 +52,7 @@ InterruptionProcess InterruptionProcess::replay(const SpotTrace* trace) {
   return p;
 }
 
-InterruptionProcess::Cursor InterruptionProcess::start_trial(std::mt19937_64& rng) const {
+InterruptionProcess::Cursor InterruptionProcess::start_trial(TrialRng& rng) const {
   Cursor c;
   if (kind_ != Kind::replay) return c;
   c.offset_hours = uniform01(rng) * trace_->span_hours;
@@ -63,7 +63,7 @@ InterruptionProcess::Cursor InterruptionProcess::start_trial(std::mt19937_64& rn
   return c;
 }
 
-double InterruptionProcess::next(double hours, int nodes, Cursor& c, std::mt19937_64& rng) const {
+double InterruptionProcess::next(double hours, int nodes, Cursor& c, TrialRng& rng) const {
   switch (kind_) {
     case Kind::none: return kInfinity;
     case Kind::poisson: return hours - std::log1p(-uniform01(rng)) / (rate_ * nodes);

@@ -5,10 +5,10 @@
 
 #include <cstdint>
 #include <optional>
-#include <random>
 #include <string>
 
 #include "simulator/economics/spot_trace.hpp"
+#include "simulator/economics/trial_rng.hpp"
 
 namespace preflight {
 
@@ -30,9 +30,9 @@ class InterruptionProcess {
   };
 
   // Prepares one Monte Carlo trial (a replay starts at a random offset into the looped trace).
-  Cursor start_trial(std::mt19937_64& rng) const;
+  Cursor start_trial(TrialRng& rng) const;
   // The next interruption of an N-node job strictly after `hours` of wall time; +inf when none.
-  double next(double hours, int nodes, Cursor& cursor, std::mt19937_64& rng) const;
+  double next(double hours, int nodes, Cursor& cursor, TrialRng& rng) const;
   // Expected interruptions per hour of an N-node job (for Young/Daly's mean time between interruptions).
   double job_rate_per_hour(int nodes) const;
 
@@ -47,6 +47,6 @@ class InterruptionProcess {
 };
 
 // A uniform draw in [0, 1) from the engine's raw bits: portable, unlike std::uniform_real_distribution.
-double uniform01(std::mt19937_64& rng);
+double uniform01(TrialRng& rng);
 
 }  // namespace preflight

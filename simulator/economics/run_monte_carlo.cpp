@@ -16,18 +16,10 @@ struct Trial {
   int interruptions = 0;
 };
 
-// SplitMix64 (Steele et al. 2014): decorrelates the per-trial seeds of neighbouring trials.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 // A segment is the compute between two checkpoints plus the stall of the checkpoint that ends it;
 // the last segment ends the run (its final save is not counted: the run is over).
 Trial run_trial(const RunInputs& in, std::uint64_t trial) {
-  std::mt19937_64 rng(mix(in.seed ^ mix(trial)));
+  TrialRng rng(splitmix64(in.seed ^ splitmix64(trial)));
   InterruptionProcess::Cursor cursor = in.interruptions.start_trial(rng);
 
   const double step_h = in.step_seconds / 3600.0;
@@ -107,6 +99,7 @@ RunOutcome simulate_run(const RunInputs& in) {
     if (in.deadline_hours <= 0.0 || t.hours <= in.deadline_hours) ++on_time;
   }
   out.hours = distribution(hours);
+  out.hours_at_target = percentile(hours, in.target_probability);
   out.usd = distribution(usd);
   out.interruptions_expected = interruptions / trials;
   out.p_meets_deadline = static_cast<double>(on_time) / trials;

@@ -21,6 +21,7 @@ struct RunInputs {
   double usd_per_hour = 0.0;  // the whole job (all nodes)
   InterruptionProcess interruptions;
   double deadline_hours = 0.0;  // 0: none
+  double target_probability = 0.9;  // the quantile reported as hours_at_target
   int trials = 10000;
   std::uint64_t seed = 1;
 };
@@ -36,6 +37,7 @@ struct RunOutcome {
   Distribution usd;
   double interruptions_expected = 0.0;
   double p_meets_deadline = 1.0;
+  double hours_at_target = 0.0;  // the deadline this run meets with the target probability
   double failure_free_hours = 0.0;  // compute plus checkpoint stalls, no interruption
 };
 

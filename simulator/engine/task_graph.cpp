@@ -13,10 +13,10 @@ ResourceId TaskGraph::add_resource(std::string name) {
 
 TaskId TaskGraph::add_task(const Task& task) {
   if (task.resource >= resources_.size()) throw std::logic_error("task on an unknown resource");
-  return static_cast<TaskId>(boost::add_vertex(task, graph_));
+  return static_cast<TaskId>(boost::add_vertex(task, *graph_));
 }
 
-void TaskGraph::depends(TaskId later, TaskId earlier) { boost::add_edge(earlier, later, graph_); }
+void TaskGraph::depends(TaskId later, TaskId earlier) { boost::add_edge(earlier, later, *graph_); }
 
 std::vector<std::size_t> TaskGraph::predecessor_counts() const {
   std::vector<std::size_t> counts(task_count(), 0);
@@ -27,7 +27,7 @@ std::vector<std::size_t> TaskGraph::predecessor_counts() const {
 void TaskGraph::check_acyclic() const {
   std::vector<Graph::vertex_descriptor> order;
   try {
-    boost::topological_sort(graph_, std::back_inserter(order));
+    boost::topological_sort(*graph_, std::back_inserter(order));
   } catch (const boost::not_a_dag&) {
     throw std::logic_error("the step graph has a dependency cycle");
   }

@@ -5,6 +5,7 @@
 // strategy builders (simulator/strategy/) fill it, the engine (event_engine.hpp) runs it.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,18 +33,30 @@ struct Task {
 
 class TaskGraph {
  public:
+  TaskGraph() : graph_(std::make_unique<Graph>()) {}
+  TaskGraph(const TaskGraph& other)
+      : resident_bytes(other.resident_bytes), graph_(std::make_unique<Graph>(*other.graph_)), resources_(other.resources_) {}
+  TaskGraph& operator=(const TaskGraph& other) {
+    if (this != &other) *this = TaskGraph(other);
+    return *this;
+  }
+  // boost::adjacency_list has no move (and its swap copies), so the graph lives behind a pointer
+  // that moves for free: a built step graph changes hands without copying its edge lists.
+  TaskGraph(TaskGraph&&) noexcept = default;
+  TaskGraph& operator=(TaskGraph&&) noexcept = default;
+
   ResourceId add_resource(std::string name);
   TaskId add_task(const Task& task);
   void depends(TaskId later, TaskId earlier);  // `later` starts only after `earlier` ends
 
-  std::size_t task_count() const { return boost::num_vertices(graph_); }
+  std::size_t task_count() const { return boost::num_vertices(*graph_); }
   std::size_t resource_count() const { return resources_.size(); }
-  const Task& task(TaskId id) const { return graph_[id]; }
+  const Task& task(TaskId id) const { return (*graph_)[id]; }
   const std::string& resource_name(ResourceId id) const { return resources_[id]; }
   // Calls f(successor) for each task that depends on `id` (no allocation: the engine's hot path).
   template <typename F>
   void for_each_successor(TaskId id, F&& f) const {
-    for (auto [it, end] = boost::adjacent_vertices(id, graph_); it != end; ++it) f(static_cast<TaskId>(*it));
+    for (auto [it, end] = boost::adjacent_vertices(id, *graph_); it != end; ++it) f(static_cast<TaskId>(*it));
   }
   // How many tasks each task waits for (one pass over the edges).
   std::vector<std::size_t> predecessor_counts() const;
@@ -55,7 +68,7 @@ class TaskGraph {
 
  private:
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, Task>;
-  Graph graph_;
+  std::unique_ptr<Graph> graph_;
   std::vector<std::string> resources_;
 };
 

@@ -1,0 +1,40 @@
+#include <optional>
+#include <ostream>
+
+#include "planner/cli/commands.hpp"
+#include "planner/io/calibration_profile_io.hpp"
+#include "planner/io/output_file.hpp"
+#include "planner/report/plan_report.hpp"
+
+namespace preflight::cli {
+
+int run_plan_command(const PlanCommandOptions& options, std::ostream& out, std::ostream&) {
+  const Catalog catalog = Catalog::load_option(options.catalog);
+  const Scenario scenario = load_scenario(options.scenario, catalog);
+  std::optional<CalibrationProfile> profile;
+  if (!options.profile.empty()) profile = io::read_calibration_profile(options.profile);
+  PlanOptions o;
+  o.run = {options.seed, options.trials};
+  o.top = options.top;
+  o.profile = profile ? &*profile : nullptr;
+  const Plan plan = search_plan(scenario, catalog, o);
+
+  std::string text;
+  if (options.format == "json") {
+    text = plan_json(scenario, plan, {options.seed, options.trials});
+  } else if (options.format == "csv") {
+    text = plan_csv(scenario, plan);
+  } else if (options.format == "markdown") {
+    text = plan_markdown(scenario, plan);
+  } else {
+    text = plan_table(scenario, plan);
+  }
+  if (options.out.empty()) {
+    out << text;
+  } else {
+    io::write_file_atomically(options.out, text);
+  }
+  return plan.best ? 0 : 1;
+}
+
+}  // namespace preflight::cli

@@ -1,0 +1,33 @@
+#pragma once
+// What the exporters write out: one config of a scenario on a machine, with the numbers the run
+// model derived for it (steps, checkpoint interval), so the files say exactly what was simulated.
+
+#include <cstdint>
+#include <string>
+
+#include "planner/scenario/scenario.hpp"
+
+namespace preflight {
+
+struct ExportPlan {
+  const Scenario* scenario = nullptr;
+  const NodeSpec* node = nullptr;
+  StrategyConfig config;
+  std::int64_t steps = 0;
+  std::int64_t checkpoint_interval_steps = 0;  // 0: no checkpoints
+};
+
+// DeepSpeed JSON with every value preflight assumed written out, never left to DeepSpeed's defaults.
+// Throws InvalidConfig("sharding", ...) for FSDP configs (export `accelerate` for those).
+std::string deepspeed_config_json(const ExportPlan& plan);
+
+// An Accelerate config file: FSDP, DeepSpeed (inline, same values as the JSON) or plain multi-GPU.
+std::string accelerate_config_yaml(const ExportPlan& plan);
+
+// The launch command line for each node (torchrun, Hugging Face Trainer-style arguments).
+std::string torchrun_command(const ExportPlan& plan);
+
+// The file names the exports refer to each other by.
+inline constexpr const char* kDeepSpeedConfigFile = "ds_config.json";
+
+}  // namespace preflight

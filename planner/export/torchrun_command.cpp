@@ -1,0 +1,62 @@
+#include <string>
+
+#include "planner/export/export_plan.hpp"
+
+namespace preflight {
+
+namespace {
+
+std::string precision_flag(Precision p) {
+  switch (p) {
+    case Precision::bf16:
+    case Precision::fp8: return " --bf16";
+    case Precision::fp16: return " --fp16";
+    case Precision::fp32: return "";
+  }
+  return "";
+}
+
+}  // namespace
+
+// Hugging Face Trainer arguments (TrainingArguments names); train.py stands for the user's script.
+std::string torchrun_command(const ExportPlan& p) {
+  const StrategyConfig& c = p.config;
+  const TrainingJob& t = p.scenario->training;
+  const Engine engine = sharding_scheme(c.sharding).engine;
+  std::string s = "#!/bin/sh\n";
+  s += "# Launch for " + p.scenario->name + ": " + std::to_string(c.nodes) + " x " + c.instance + " (" +
+       std::to_string(c.nodes * p.node->gpus_per_node) + " GPUs), " + to_string(c.sharding) + ", micro-batch " +
+       std::to_string(c.micro_batch) + " x accumulation " + std::to_string(c.grad_accum) + ".\n";
+  if (c.nodes > 1) {
+    s += "# Run on every node with NODE_RANK=0.." + std::to_string(c.nodes - 1) + " and MASTER_ADDR set to node 0.\n";
+  }
+  if (engine == Engine::fsdp) s += "# FSDP settings come from accelerate_config.yaml: `accelerate launch --config_file accelerate_config.yaml train.py ...` is the equivalent.\n";
+  if (c.recompute == Recompute::selective) {
+    s += "# Selective recompute (only attention's score matrix is recomputed) is what flash/SDPA attention does:\n"
+         "# load the model with attn_implementation=\"sdpa\" or \"flash_attention_2\" and no gradient checkpointing.\n";
+  }
+  s += "set -eu\n";
+  s += "torchrun";
+  if (c.nodes > 1) {
+    s += " --nnodes=" + std::to_string(c.nodes) + " --node-rank=\"$NODE_RANK\" --rdzv-backend=c10d --rdzv-endpoint=\"$MASTER_ADDR:29500\"";
+  } else {
+    s += " --standalone";
+  }
+  s += " --nproc-per-node=" + std::to_string(p.node->gpus_per_node) + " \\\n";
+  s += "  train.py";
+  if (engine == Engine::deepspeed) s += " --deepspeed " + std::string(kDeepSpeedConfigFile);
+  s += " \\\n  --per_device_train_batch_size " + std::to_string(c.micro_batch) + " --gradient_accumulation_steps " +
+       std::to_string(c.grad_accum) + " \\\n";
+  s += "  --max_steps " + std::to_string(p.steps) + " --max_grad_norm 1.0" + precision_flag(t.precision);
+  if (c.recompute == Recompute::full) s += " --gradient_checkpointing";
+  s += " \\\n";
+  if (p.checkpoint_interval_steps > 0) {
+    s += "  --save_strategy steps --save_steps " + std::to_string(p.checkpoint_interval_steps) + " --save_total_limit " +
+         std::to_string(p.scenario->checkpoint.settings.keep) + "\n";
+  } else {
+    s += "  --save_strategy no\n";
+  }
+  return s;
+}
+
+}  // namespace preflight

@@ -1,0 +1,46 @@
+#include "planner/report/plan_report.hpp"
+#include "planner/report/result_json.hpp"
+#include "planner/report/text_table.hpp"
+
+namespace preflight {
+
+namespace {
+
+std::string csv_cell(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+std::string optional_fixed(bool present, double value, int decimals) { return present ? fixed(value, decimals) : ""; }
+
+}  // namespace
+
+// Monte Carlo columns are empty where the search pruned the config by its cost bound before a Monte
+// Carlo; the closed-form expected hours and cost are there for every row.
+std::string plan_csv(const Scenario& s, const Plan& p) {
+  std::string out =
+      "instance,nodes,gpus,sharding,offload_optimizer,offload_params,activation_checkpointing,micro_batch,grad_accum,"
+      "pricing,usd_per_hour,peak_bytes,usable_bytes,step_seconds,mfu,failure_free_hours,expected_hours,expected_usd,"
+      "monte_carlo,hours_p50,hours_p90,usd_mean,usd_p90,p_meets_deadline,verdict\n";
+  for (const PlanEntry& e : p.screened) {
+    const StrategyConfig& c = e.config();
+    const RunOutcome& o = e.run.outcome;
+    const bool mc = e.monte_carlo;
+    const std::vector<std::string> cells{
+        csv_cell(c.instance), std::to_string(c.nodes), std::to_string(c.nodes * e.node->gpus_per_node),
+        to_string(c.sharding), to_string(c.offload.optimizer), to_string(c.offload.params), to_string(c.recompute),
+        std::to_string(c.micro_batch), std::to_string(c.grad_accum), to_string(c.pricing), fixed(e.run.usd_per_hour, 4),
+        fixed(e.evaluation.memory.peak_bytes, 0), fixed(e.evaluation.memory.usable_bytes, 0),
+        fixed(e.evaluation.step->seconds(), 4), fixed(step_mfu(*e.evaluation.step, *e.node, s.training), 4),
+        fixed(o.failure_free_hours, 3), fixed(e.run.expected_hours, 3), fixed(e.expected_usd(), 2), mc ? "yes" : "no",
+        optional_fixed(mc, o.hours.p50, 3), optional_fixed(mc, o.hours.p90, 3), optional_fixed(mc, o.usd.mean, 2),
+        optional_fixed(mc, o.usd.p90, 2), optional_fixed(mc, o.p_meets_deadline, 4), to_string(e.verdict)};
+    for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace preflight

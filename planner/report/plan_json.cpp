@@ -1,0 +1,56 @@
+#include <cmath>
+
+#include "planner/report/plan_report.hpp"
+#include "planner/report/result_json.hpp"
+
+namespace preflight {
+
+namespace {
+
+nlohmann::ordered_json entry_json(const Scenario& s, const PlanEntry& e) {
+  return result_json(e.evaluation, e.run, *e.node, s.training);
+}
+
+nlohmann::ordered_json entries_json(const Scenario& s, const std::vector<PlanEntry>& entries) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const PlanEntry& e : entries) list.push_back(entry_json(s, e));
+  return list;
+}
+
+std::int64_t count(const Plan& p, Verdict v) { return p.counts[static_cast<int>(v)]; }
+
+}  // namespace
+
+std::string plan_json(const Scenario& s, const Plan& p, const PlanReportOptions& o) {
+  nlohmann::ordered_json j;
+  j["scenario"] = p.scenario;
+  j["best"] = p.best ? entry_json(s, *p.best) : nlohmann::ordered_json(nullptr);
+  j["alternatives"] = entries_json(s, p.alternatives);
+  j["frontier"] = entries_json(s, p.frontier);
+  j["rejected"] = {{"oom", count(p, Verdict::oom)},
+                   {"deadline", count(p, Verdict::deadline)},
+                   {"budget", count(p, Verdict::budget)},
+                   {"probability", count(p, Verdict::probability)},
+                   {"invalid", count(p, Verdict::invalid)}};
+  j["pruned"] = {{"dominated", count(p, Verdict::dominated)}, {"bounded", count(p, Verdict::bounded)}};
+  j["feasible"] = count(p, Verdict::feasible);
+  nlohmann::ordered_json misses = nlohmann::ordered_json::array();
+  for (const NearestMiss& m : p.nearest_misses) {
+    misses.push_back({{"reason", to_string(m.reason)},
+                      {"shortfall", rounded(m.shortfall, 4)},
+                      {"at_least", m.at_least},
+                      {"text", m.text}});
+  }
+  j["nearest_misses"] = misses;
+  j["reasons"] = p.reasons;
+  j["suggestions"] = p.suggestions;
+  j["evaluated"] = p.evaluated;
+  j["simulated"] = p.simulated;
+  j["monte_carlo_runs"] = p.monte_carlo_runs;
+  j["seed"] = o.seed;
+  j["trials"] = o.trials;
+  j["seconds"] = rounded(p.seconds, 3);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace preflight

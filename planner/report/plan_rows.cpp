@@ -1,0 +1,61 @@
+#include "planner/report/plan_rows.hpp"
+
+#include "planner/report/result_json.hpp"
+#include "planner/report/text_table.hpp"
+#include "planner/search/candidate_text.hpp"
+
+namespace preflight {
+
+namespace {
+
+std::string thousands(std::int64_t n) { return usd_text(static_cast<double>(n)).substr(1); }
+
+}  // namespace
+
+std::vector<std::string> plan_columns() {
+  return {"instance", "nodes", "GPUs", "strategy", "mb x acc", "pricing", "VRAM peak/cap", "step s",
+          "MFU",      "hours p50/p90", "cost mean/p90", "P(deadline)"};
+}
+
+std::vector<std::string> plan_row(const Scenario& s, const PlanEntry& e) {
+  const StrategyConfig& c = e.config();
+  const RunOutcome& o = e.run.outcome;
+  const MemoryEstimate& m = e.evaluation.memory;
+  const StepTime& step = *e.evaluation.step;
+  return {c.instance,
+          std::to_string(c.nodes),
+          std::to_string(c.nodes * e.node->gpus_per_node),
+          strategy_text(c),
+          std::to_string(c.micro_batch) + " x " + std::to_string(c.grad_accum),
+          to_string(c.pricing),
+          fixed(m.peak_bytes / (1024.0 * 1024 * 1024), 1) + "/" + fixed(m.capacity_bytes / (1024.0 * 1024 * 1024), 0) + " GiB",
+          fixed(step.seconds(), 2),
+          share_text(step_mfu(step, *e.node, s.training)),
+          fixed(o.hours.p50, 1) + "/" + fixed(o.hours.p90, 1),
+          usd_text(o.usd.mean) + "/" + usd_text(o.usd.p90),
+          s.constraints.deadline_hours ? fixed(o.p_meets_deadline, 3) : "-"};
+}
+
+std::vector<std::string> plan_summary(const Scenario& s, const Plan& p) {
+  const TrainingJob& t = s.training;
+  std::string constraints = "constraints: ";
+  constraints += s.constraints.deadline_hours ? "deadline " + fixed(*s.constraints.deadline_hours, 0) + " h with probability >= " +
+                                                    fixed(s.constraints.min_completion_probability, 2)
+                                              : "no deadline";
+  constraints += s.constraints.budget_usd ? ", budget " + usd_text(*s.constraints.budget_usd) : ", no budget";
+  constraints += ", VRAM headroom " + share_text(s.constraints.vram_headroom);
+  return {"model " + s.model.id + ", " + fixed(t.tokens / 1e9, 2) + "B tokens, seq " + std::to_string(t.seq_len) +
+              ", global batch " + std::to_string(t.global_batch_sequences) + " sequences",
+          constraints,
+          "searched " + thousands(p.evaluated) + " configurations: " + thousands(p.simulated) + " step simulations, " +
+              thousands(p.monte_carlo_runs) + " Monte Carlo runs"};
+}
+
+std::string rejection_counts(const Plan& p) {
+  const auto n = [&](Verdict v) { return thousands(p.counts[static_cast<int>(v)]); };
+  return "oom " + n(Verdict::oom) + ", deadline " + n(Verdict::deadline) + ", budget " + n(Verdict::budget) +
+         ", probability " + n(Verdict::probability) + ", invalid " + n(Verdict::invalid) + "; pruned unsimulated: dominated " +
+         n(Verdict::dominated) + ", by cost bound " + n(Verdict::bounded);
+}
+
+}  // namespace preflight

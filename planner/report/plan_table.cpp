@@ -1,0 +1,51 @@
+#include "planner/report/plan_report.hpp"
+#include "planner/report/plan_rows.hpp"
+#include "planner/report/text_table.hpp"
+#include "planner/search/candidate_text.hpp"
+
+namespace preflight {
+
+namespace {
+
+std::string entries_table(const Scenario& s, const std::vector<const PlanEntry*>& entries) {
+  TextTable t(plan_columns(), {TextTable::Align::left, TextTable::Align::right, TextTable::Align::right,
+                               TextTable::Align::left, TextTable::Align::right, TextTable::Align::left,
+                               TextTable::Align::right, TextTable::Align::right, TextTable::Align::right,
+                               TextTable::Align::right, TextTable::Align::right, TextTable::Align::right});
+  for (const PlanEntry* e : entries) t.add_row(plan_row(s, *e));
+  return t.render("  ");
+}
+
+std::vector<const PlanEntry*> pointers(const std::vector<PlanEntry>& entries) {
+  std::vector<const PlanEntry*> out;
+  for (const PlanEntry& e : entries) out.push_back(&e);
+  return out;
+}
+
+}  // namespace
+
+std::string plan_table(const Scenario& s, const Plan& p) {
+  std::string out = "preflight plan: " + p.scenario + "\n";
+  for (const std::string& line : plan_summary(s, p)) out += "  " + line + "\n";
+  if (p.best) {
+    out += "\nBEST\n" + entries_table(s, {&*p.best});
+    out += "\nWhy\n";
+    for (const std::string& r : p.reasons) out += "  - " + r + "\n";
+    if (!p.alternatives.empty()) out += "\nAlternatives (the best on other machines, node counts or pricing)\n" + entries_table(s, pointers(p.alternatives));
+    if (!p.frontier.empty()) out += "\nCost vs time frontier (fastest first)\n" + entries_table(s, pointers(p.frontier));
+  } else {
+    out += "\nNO FEASIBLE PLAN\n";
+  }
+  out += "\nRejected: " + rejection_counts(p) + "\n";
+  if (!p.nearest_misses.empty()) {
+    out += "Nearest misses\n";
+    for (const NearestMiss& m : p.nearest_misses) out += "  " + to_string(m.reason) + ": " + m.text + "\n";
+  }
+  if (!p.suggestions.empty()) {
+    out += "\nWhat would make it feasible\n";
+    for (const std::string& line : p.suggestions) out += "  - " + line + "\n";
+  }
+  return out;
+}
+
+}  // namespace preflight

@@ -1,0 +1,39 @@
+#include "planner/search/candidate_text.hpp"
+
+#include "planner/report/text_table.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace preflight {
+
+std::string machine_text(const NodeSpec& node, int nodes) {
+  return std::to_string(nodes) + " x " + node.id + " (" + std::to_string(nodes * node.gpus_per_node) + " x " +
+         node.gpu.id + ")";
+}
+
+std::string strategy_text(const StrategyConfig& c) {
+  std::string s = to_string(c.sharding);
+  if (c.offload.optimizer != OffloadTarget::none) s += " + optimizer on " + to_string(c.offload.optimizer);
+  if (c.offload.params != OffloadTarget::none) s += " + params on " + to_string(c.offload.params);
+  if (c.recompute != Recompute::none) s += ", " + to_string(c.recompute) + " recompute";
+  return s;
+}
+
+std::string candidate_text(const NodeSpec& node, const StrategyConfig& c) {
+  return machine_text(node, c.nodes) + ", " + strategy_text(c) + ", micro-batch " + std::to_string(c.micro_batch) +
+         " x accum " + std::to_string(c.grad_accum) + ", " + to_string(c.pricing);
+}
+
+std::string usd_text(double usd) {
+  std::string digits = std::to_string(std::llabs(std::llround(usd)));
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+  return (usd < -0.5 ? "-$" : "$") + digits;
+}
+
+std::string share_text(double fraction) {
+  const double pct = fraction * 100.0;
+  return fixed(pct, std::abs(pct) < 10.0 ? 1 : 0) + "%";
+}
+
+}  // namespace preflight

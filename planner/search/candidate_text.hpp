@@ -1,0 +1,18 @@
+#pragma once
+// Candidates in words, for nearest misses, reasons and suggestions:
+// "2 x aws/p4d.24xlarge (16 x a100-40gb), zero3, full recompute, micro-batch 1 x accum 8, spot".
+
+#include <string>
+
+#include "simulator/hardware/node_spec.hpp"
+#include "simulator/strategy/strategy_config.hpp"
+
+namespace preflight {
+
+std::string machine_text(const NodeSpec& node, int nodes);
+std::string strategy_text(const StrategyConfig& config);
+std::string candidate_text(const NodeSpec& node, const StrategyConfig& config);
+std::string usd_text(double usd);         // "$1,234"
+std::string share_text(double fraction);  // "4.2%", "37%": one decimal below 10%
+
+}  // namespace preflight

@@ -1,0 +1,278 @@
+#include "planner/search/plan_reasons.hpp"
+
+#include <algorithm>
+
+#include "planner/report/text_table.hpp"
+#include "planner/search/candidate_text.hpp"
+#include "planner/search/plan_ranking.hpp"
+#include "planner/search/search_space.hpp"
+#include "simulator/economics/run_defaults.hpp"
+
+namespace preflight {
+
+namespace {
+
+// The cheapest feasible entry satisfying `match`, if any.
+template <class Match>
+const PlanEntry* cheapest_feasible(const Plan& plan, Match match) {
+  const PlanEntry* best = nullptr;
+  for (const PlanEntry& e : plan.screened) {
+    if (e.verdict != Verdict::feasible || !match(e)) continue;
+    if (best == nullptr || e.run.outcome.usd.mean < best->run.outcome.usd.mean) best = &e;
+  }
+  return best;
+}
+
+std::string step_and_cost(const PlanEntry& e) {
+  return "step " + fixed(e.evaluation.step->seconds(), 2) + " s, " + fixed(e.run.outcome.hours.mean, 1) + " h, " +
+         usd_text(e.run.outcome.usd.mean) + " expected";
+}
+
+std::string variant_text(const PlanEntry& e) {
+  return strategy_text(e.config()) + ", micro-batch " + std::to_string(e.config().micro_batch);
+}
+
+// How much worse `a` is than the winner `w`: in cost, or in time where the machines cost nothing.
+std::string worse_text(const PlanEntry& a, const PlanEntry& w) {
+  const RunOutcome &oa = a.run.outcome, &ow = w.run.outcome;
+  if (ow.usd.mean > 0.0) return share_text(oa.usd.mean / ow.usd.mean - 1.0) + " more";
+  return share_text(oa.hours.mean / ow.hours.mean - 1.0) + " longer";
+}
+
+class Explainer {
+ public:
+  Explainer(const Scenario& s, const Plan& p, const PlanOptions& o) : s_(s), p_(p), o_(o), w_(*p.best) {}
+
+  std::vector<std::string> lines() {
+    const std::int64_t feasible = p_.counts[static_cast<int>(Verdict::feasible)];
+    out_.push_back("cheapest of " + std::to_string(feasible) + " feasible plans confirmed by Monte Carlo, out of " +
+                   std::to_string(p_.evaluated) + " candidates (" + std::to_string(p_.simulated) + " step simulations)");
+    fit();
+    for (int stage = 0; stage < sharding_scheme(w_.config().sharding).stage; ++stage) lighter_sharding(stage);
+    if (w_.config().offload.optimizer != OffloadTarget::none || w_.config().offload.params != OffloadTarget::none) {
+      without_offload();
+    }
+    if (w_.config().recompute != Recompute::none) without_recompute();
+    pricing();
+    checkpoints();
+    if (!p_.alternatives.empty()) {
+      const PlanEntry& a = p_.alternatives.front();
+      out_.push_back("runner-up: " + candidate_text(*a.node, a.config()) + ", " + step_and_cost(a) + " (" +
+                     worse_text(a, w_) + ")");
+    }
+    return out_;
+  }
+
+ private:
+  void fit() {
+    const MemoryEstimate& m = w_.evaluation.memory;
+    out_.push_back("fits: simulated peak " + gib(m.peak_bytes) + " of " + gib(m.usable_bytes) + " usable (" +
+                   gib(m.capacity_bytes) + " less the " + share_text(s_.constraints.vram_headroom) + " headroom)");
+  }
+
+  bool same_machine(const PlanEntry& e) const {
+    return e.node == w_.node && e.config().nodes == w_.config().nodes && e.config().pricing == w_.config().pricing;
+  }
+
+  // Memory of the leanest config with `c`'s sharding and offload: micro-batch 1, full recompute.
+  std::string leanest_shortfall(StrategyConfig c) const {
+    c.recompute = Recompute::full;
+    c.grad_accum = c.grad_accum * c.micro_batch;
+    c.micro_batch = 1;
+    const Evaluation e = evaluate(s_, *w_.node, c, o_.profile);
+    const MemoryEstimate& m = e.memory;
+    if (!m.fits_gpu()) {
+      return "needs " + gib(m.peak_bytes) + " per GPU even at micro-batch 1 with full recompute (" +
+             share_text(m.peak_bytes / m.usable_bytes - 1.0) + " over the " + gib(m.usable_bytes) + " usable)";
+    }
+    if (!m.fits_host()) return "needs " + gib(m.host_bytes_per_node) + " of host RAM per node (" + gib(m.host_capacity_bytes) + ")";
+    return "fits only at a higher cost";
+  }
+
+  void lighter_sharding(int stage) {
+    static constexpr Sharding kByStage[] = {Sharding::ddp, Sharding::zero1, Sharding::zero2};
+    const Sharding sharding = kByStage[stage];
+    if (w_.config().nodes * w_.node->gpus_per_node == 1 && stage == 1) return;  // ZeRO-1 is not searched on one GPU
+    const PlanEntry* alt = cheapest_feasible(p_, [&](const PlanEntry& e) {
+      return same_machine(e) && sharding_scheme(e.config().sharding).stage == stage;
+    });
+    if (alt != nullptr) {
+      out_.push_back(to_string(sharding) + " instead: also feasible here, " + variant_text(*alt) + ", " +
+                     step_and_cost(*alt) + " (" + worse_text(*alt, w_) + ")");
+      return;
+    }
+    StrategyConfig c = w_.config();
+    c.sharding = sharding;
+    c.offload = {};
+    out_.push_back("needs " + to_string(w_.config().sharding) + ": " + to_string(sharding) + " " + leanest_shortfall(c));
+  }
+
+  void without_offload() {
+    const PlanEntry* alt = cheapest_feasible(p_, [&](const PlanEntry& e) {
+      return same_machine(e) && e.config().offload.optimizer == OffloadTarget::none &&
+             e.config().offload.params == OffloadTarget::none;
+    });
+    if (alt != nullptr) {
+      out_.push_back("without offload: also feasible, " + variant_text(*alt) + ", " + step_and_cost(*alt) + " (" +
+                     worse_text(*alt, w_) + ")");
+      return;
+    }
+    StrategyConfig c = w_.config();
+    c.offload = {};
+    out_.push_back("needs offload: without it " + strategy_text(c) + " " + leanest_shortfall(c));
+  }
+
+  void without_recompute() {
+    const PlanEntry* alt = cheapest_feasible(p_, [&](const PlanEntry& e) {
+      return same_machine(e) && e.config().sharding == w_.config().sharding && e.config().recompute < w_.config().recompute;
+    });
+    if (alt != nullptr) {
+      out_.push_back("with less recompute: " + variant_text(*alt) + ", " + step_and_cost(*alt) + " (" +
+                     worse_text(*alt, w_) + ")");
+      return;
+    }
+    StrategyConfig c = w_.config();
+    c.recompute = Recompute::none;
+    c.grad_accum = c.grad_accum * c.micro_batch;
+    c.micro_batch = 1;
+    const Evaluation e = evaluate(s_, *w_.node, c, o_.profile);
+    out_.push_back("needs " + to_string(w_.config().recompute) + " recompute: without it, even micro-batch 1 peaks at " +
+                   gib(e.memory.peak_bytes) + " (" + share_text(e.memory.peak_bytes / e.memory.usable_bytes - 1.0) +
+                   " over the usable)");
+  }
+
+  void pricing() {
+    if (s_.search.pricing.size() < 2) return;
+    const Pricing other = w_.config().pricing == Pricing::spot ? Pricing::on_demand : Pricing::spot;
+    const PlanEntry* alt = cheapest_feasible(p_, [&](const PlanEntry& e) { return e.config().pricing == other; });
+    if (alt != nullptr) {
+      const RunOutcome& o = alt->run.outcome;
+      out_.push_back(to_string(w_.config().pricing) + " over " + to_string(other) + ": the best " + to_string(other) +
+                     " plan, " + candidate_text(*alt->node, alt->config()) + ", costs " + usd_text(o.usd.mean) +
+                     " expected (p90 " + usd_text(o.usd.p90) + ", " + fixed(o.interruptions_expected, 1) +
+                     " interruptions expected, P(deadline) " + fixed(o.p_meets_deadline, 3) + ")");
+      return;
+    }
+    const PlanEntry* nearest = nullptr;
+    for (const PlanEntry& e : p_.screened) {
+      if (e.config().pricing != other || e.verdict != Verdict::probability) continue;
+      if (nearest == nullptr || e.run.outcome.p_meets_deadline > nearest->run.outcome.p_meets_deadline) nearest = &e;
+    }
+    if (nearest != nullptr) {
+      out_.push_back(to_string(w_.config().pricing) + " over " + to_string(other) + ": no " + to_string(other) +
+                     " plan meets the deadline with probability " + fixed(s_.constraints.min_completion_probability, 2) +
+                     "; the nearest, " + candidate_text(*nearest->node, nearest->config()) + ", " +
+                     fixed(nearest->run.outcome.p_meets_deadline, 3) + " (" +
+                     fixed(nearest->run.outcome.interruptions_expected, 1) + " interruptions expected)");
+    } else {
+      out_.push_back(to_string(w_.config().pricing) + " over " + to_string(other) + ": no feasible " + to_string(other) +
+                     " plan (see the rejections)");
+    }
+  }
+
+  void checkpoints() {
+    const CheckpointPlan& k = w_.run.checkpoint;
+    if (k.interval_steps == 0) {
+      out_.push_back("no checkpoints: an interruption restarts the run");
+      return;
+    }
+    const double rate = w_.run.job_interruptions_per_hour +
+                        run_defaults::kFailuresPerGpuHour * w_.config().nodes * w_.node->gpus_per_node;
+    out_.push_back("checkpoint every " + fixed(k.interval_seconds / 60.0, 1) + " min (" +
+                   (w_.config().checkpoint_interval_minutes ? "given" : "Daly's optimum") + " for a mean time between interruptions of " +
+                   fixed(1.0 / rate, 1) + " h and a " + fixed(k.write_seconds, 0) + " s write): " +
+                   share_text(k.overhead_fraction) + " of the time, " + fixed(w_.run.outcome.interruptions_expected, 1) +
+                   " interruptions expected");
+  }
+
+  const Scenario& s_;
+  const Plan& p_;
+  const PlanOptions& o_;
+  const PlanEntry& w_;
+  std::vector<std::string> out_;
+};
+
+PlanEntry with_monte_carlo(PlanEntry e) {
+  if (!e.monte_carlo) e.run.outcome = simulate_run(e.run.inputs);
+  return e;
+}
+
+void relaxed_constraints(const Scenario& s, const Plan& plan, std::vector<std::string>& out) {
+  if (plan.screened.empty()) return;
+  if (s.constraints.deadline_hours) {
+    const auto fastest = std::min_element(plan.screened.begin(), plan.screened.end(), [](const PlanEntry& a, const PlanEntry& b) {
+      return a.run.outcome.failure_free_hours < b.run.outcome.failure_free_hours;
+    });
+    const PlanEntry e = with_monte_carlo(*fastest);
+    out.push_back("a deadline of " + fixed(e.run.outcome.hours_at_target, 1) + " h: the fastest plan that fits, " +
+                  candidate_text(*e.node, e.config()) + ", finishes by then with probability " +
+                  fixed(s.constraints.min_completion_probability, 2) + " for " + usd_text(e.run.outcome.usd.mean) +
+                  " expected");
+  }
+  if (s.constraints.budget_usd) {
+    const PlanEntry* cheapest = nullptr;
+    for (const PlanEntry& e : plan.screened) {
+      if (e.verdict == Verdict::deadline) continue;
+      if (cheapest == nullptr || e.expected_usd() < cheapest->expected_usd()) cheapest = &e;
+    }
+    if (cheapest != nullptr) {
+      const PlanEntry e = with_monte_carlo(*cheapest);
+      out.push_back("a budget of " + usd_text(e.run.outcome.usd.mean) + ": " + candidate_text(*e.node, e.config()) +
+                    " within the deadline, P(deadline) " + fixed(e.run.outcome.p_meets_deadline, 3));
+    }
+  }
+  const PlanEntry* likeliest = nullptr;
+  for (const PlanEntry& e : plan.screened) {
+    if (e.verdict != Verdict::probability) continue;
+    if (likeliest == nullptr || e.run.outcome.p_meets_deadline > likeliest->run.outcome.p_meets_deadline) likeliest = &e;
+  }
+  if (likeliest != nullptr) {
+    out.push_back("accepting a completion probability of " + fixed(likeliest->run.outcome.p_meets_deadline, 3) + ": " +
+                  candidate_text(*likeliest->node, likeliest->config()) + " for " +
+                  usd_text(likeliest->run.outcome.usd.mean) + " expected");
+  }
+}
+
+// The winner of the same search with one thing relaxed, in words; empty when that finds nothing either.
+std::string relaxed_search(const Scenario& changed, const Catalog& catalog, const PlanOptions& options) {
+  PlanOptions o = options;
+  o.suggest = false;
+  const Plan p = search_plan(changed, catalog, o);
+  if (!p.best) return {};
+  const RunOutcome& r = p.best->run.outcome;
+  return candidate_text(*p.best->node, p.best->config()) + ": " + usd_text(r.usd.mean) + " expected, " +
+         fixed(r.hours.mean, 1) + " h, P(deadline) " + fixed(r.p_meets_deadline, 3);
+}
+
+}  // namespace
+
+std::vector<std::string> explain_winner(const Scenario& scenario, const Plan& plan, const PlanOptions& options) {
+  return Explainer(scenario, plan, options).lines();
+}
+
+std::vector<std::string> suggest_changes(const Scenario& s, const Catalog& catalog, const Plan& plan,
+                                         const PlanOptions& options) {
+  std::vector<std::string> out;
+  relaxed_constraints(s, plan, out);
+  bool more_nodes_possible = false;
+  for (const NodeSpec* node : searched_machines(s, catalog)) more_nodes_possible |= node->node_limit() > s.search.max_nodes;
+  if (more_nodes_possible) {
+    Scenario more = s;
+    more.search.max_nodes = std::min(4096, s.search.max_nodes * 4);
+    if (std::string w = relaxed_search(more, catalog, options); !w.empty()) {
+      out.push_back("allowing up to " + std::to_string(more.search.max_nodes) + " nodes: " + w);
+    }
+  }
+  if (!s.search.instances.empty() || !s.search.gpus.empty()) {
+    Scenario anywhere = s;
+    anywhere.search.instances.clear();
+    anywhere.search.gpus.clear();
+    if (std::string w = relaxed_search(anywhere, catalog, options); !w.empty()) {
+      out.push_back("any machine in the catalog (up to " + std::to_string(s.search.max_nodes) + " nodes): " + w);
+    }
+  }
+  if (out.empty()) out.push_back("no relaxation searched (more nodes, any machine) finds a feasible plan either");
+  return out;
+}
+
+}  // namespace preflight

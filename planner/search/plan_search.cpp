@@ -1,0 +1,318 @@
+#include "planner/search/plan_search.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include <tbb/parallel_for.h>
+
+#include "planner/scenario/strategy_config_reader.hpp"
+#include "planner/search/candidate_text.hpp"
+#include "planner/search/plan_ranking.hpp"
+#include "planner/search/plan_reasons.hpp"
+#include "planner/search/search_space.hpp"
+#include "simulator/core/errors.hpp"
+#include "simulator/hardware/compute_model.hpp"
+#include "simulator/model/flops.hpp"
+#include "planner/report/text_table.hpp"
+
+namespace preflight {
+
+std::string to_string(Verdict v) {
+  switch (v) {
+    case Verdict::feasible: return "feasible";
+    case Verdict::oom: return "oom";
+    case Verdict::deadline: return "deadline";
+    case Verdict::budget: return "budget";
+    case Verdict::probability: return "probability";
+    case Verdict::invalid: return "invalid";
+    case Verdict::dominated: return "dominated";
+    case Verdict::bounded: return "bounded";
+  }
+  return "invalid";
+}
+
+void keep_nearest(MissSlots& misses, NearestMiss miss) {
+  std::optional<NearestMiss>& slot = misses[static_cast<int>(miss.reason)];
+  if (!slot || miss.shortfall < slot->shortfall) slot = std::move(miss);
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What the search needs to know of a machine once, before its configurations.
+struct Machine {
+  const NodeSpec* node = nullptr;
+  int node_limit = 1;
+  std::vector<Pricing> priced;
+  std::vector<Pricing> unpriced;
+  double peak_flops = 0.0;
+  std::string unusable;  // why no configuration of it can be simulated (no peak for the precision)
+};
+
+// Configurations sharing machine, node count, sharding and micro-batch: their offload and recompute
+// variants are walked in order so dominance can skip the heavier ones.
+struct Group {
+  const Machine* machine = nullptr;
+  int nodes = 1;
+  Sharding sharding = Sharding::ddp;
+  std::int64_t micro_batch = 1;
+  std::int64_t grad_accum = 1;
+};
+
+struct GroupResult {
+  std::array<std::int64_t, kVerdicts> counts{};
+  MissSlots misses;
+  std::vector<PlanEntry> fitting;
+  std::int64_t simulated = 0;
+};
+
+bool lighter_or_equal(const StrategyConfig& a, const StrategyConfig& b) {
+  return a.recompute <= b.recompute && a.offload.optimizer <= b.offload.optimizer && a.offload.params <= b.offload.params;
+}
+
+class Screen {
+ public:
+  Screen(const Scenario& s, const PlanOptions& o) : s_(s), o_(o) {}
+
+  std::vector<Machine> machines(const Catalog& catalog) const {
+    std::vector<Machine> out;
+    for (const NodeSpec* node : searched_machines(s_, catalog)) {
+      Machine m;
+      m.node = node;
+      m.node_limit = searched_node_limit(s_, *node);
+      for (Pricing p : s_.search.pricing) {
+        StrategyConfig probe;
+        probe.instance = node->id;
+        probe.pricing = p;
+        (job_price(s_, *node, probe) ? m.priced : m.unpriced).push_back(p);
+      }
+      try {
+        m.peak_flops = peak_flops(node->gpu, s_.training.precision);
+      } catch (const InvalidConfig& e) {
+        m.unusable = e.what();
+      }
+      out.push_back(std::move(m));
+    }
+    return out;
+  }
+
+  // Groups of every machine and node count; node counts whose DP degree does not divide the global
+  // batch are counted invalid here.
+  std::vector<Group> groups(const std::vector<Machine>& machines, GroupResult& invalid) const {
+    std::vector<Group> out;
+    const std::int64_t global = s_.training.global_batch_sequences;
+    for (const Machine& m : machines) {
+      for (int nodes = 1; nodes <= m.node_limit; ++nodes) {
+        const int gpus = nodes * m.node->gpus_per_node;
+        if (global % gpus != 0 || !m.unusable.empty()) {
+          const std::int64_t n = variants(*m.node, gpus, nodes) *
+                                 static_cast<std::int64_t>(m.priced.size() + m.unpriced.size());
+          invalid.counts[static_cast<int>(Verdict::invalid)] += n;
+          const std::string why = !m.unusable.empty()
+                                      ? m.unusable
+                                      : "DP degree " + std::to_string(gpus) + " does not divide the global batch of " +
+                                            std::to_string(global) + " sequences";
+          keep_nearest(invalid.misses, {Verdict::invalid, 0.0, false, machine_text(*m.node, nodes) + ": " + why});
+          continue;
+        }
+        for (Sharding sh : sharding_choices(gpus, nodes)) {
+          for (std::int64_t mb : micro_batch_choices(global / gpus)) {
+            out.push_back({&m, nodes, sh, mb, global / gpus / mb});
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  GroupResult run(const Group& g) const {
+    GroupResult r;
+    const Machine& m = *g.machine;
+    const int gpus = g.nodes * m.node->gpus_per_node;
+    std::vector<StrategyConfig> fit;
+    for (const Offload& offload : offload_choices(g.sharding, *m.node, gpus)) {
+      for (Recompute recompute : kRecomputeChoices) {
+        StrategyConfig c;
+        c.instance = m.node->id;
+        c.nodes = g.nodes;
+        c.sharding = g.sharding;
+        c.offload = offload;
+        c.recompute = recompute;
+        c.micro_batch = g.micro_batch;
+        c.grad_accum = g.grad_accum;
+        variant(m, c, fit, r);
+      }
+    }
+    return r;
+  }
+
+ private:
+  static std::int64_t variants(const NodeSpec& node, int gpus, int nodes) {
+    std::int64_t n = 0;
+    for (Sharding sh : sharding_choices(gpus, nodes)) n += static_cast<std::int64_t>(offload_choices(sh, node, gpus).size());
+    return n * static_cast<std::int64_t>(std::size(kRecomputeChoices));
+  }
+
+  void count(GroupResult& r, Verdict v, std::size_t n) const { r.counts[static_cast<int>(v)] += static_cast<std::int64_t>(n); }
+
+  double steps() const { return std::ceil(s_.training.tokens / s_.training.global_batch_tokens()); }
+
+  // The model FLOPs of a step at the GPU's peak: no simulated step can be shorter.
+  double step_lower_bound_seconds(const Machine& m, const StrategyConfig& c) const {
+    const double tokens = s_.training.global_batch_tokens() / static_cast<double>(c.nodes * m.node->gpus_per_node);
+    const double flops = tokens * flops_per_token(s_.model, s_.training.seq_len).forward() *
+                         (1.0 + backward_to_forward_ratio(s_.training.method));
+    return flops / m.peak_flops;
+  }
+
+  void variant(const Machine& m, const StrategyConfig& base, std::vector<StrategyConfig>& fit, GroupResult& r) const {
+    count(r, Verdict::invalid, m.unpriced.size());
+    for (Pricing p : m.unpriced) {
+      keep_nearest(r.misses, {Verdict::invalid, 0.0, false, m.node->id + " lists no " + to_string(p) + " price"});
+    }
+    const std::size_t priced = m.priced.size();
+    if (priced == 0) return;
+    for (const StrategyConfig& f : fit) {
+      if (lighter_or_equal(f, base)) return count(r, Verdict::dominated, priced);
+    }
+    const std::string label = candidate_text(*m.node, base);
+    MemoryEstimate memory = estimate_memory(s_.model, s_.training, base, *m.node, s_.constraints.vram_headroom);
+    if (!memory.fits_host() || !memory.fits_nvme()) {
+      const bool host = !memory.fits_host();
+      const double need = host ? memory.host_bytes_per_node : memory.nvme_bytes_per_node;
+      const double have = host ? memory.host_capacity_bytes : memory.nvme_capacity_bytes;
+      count(r, Verdict::oom, priced);
+      keep_nearest(r.misses, {Verdict::oom, need / have - 1.0, false,
+                              label + ": " + share_text(need / have - 1.0) + " over the " + (host ? "host RAM" : "local NVMe") +
+                                  " per node (" + gib(need) + " of " + gib(have) + ")"});
+      return;
+    }
+    if (resident_exceeds_capacity(memory)) {
+      const MemoryBreakdown& b = memory.gpu;
+      const double resident = b.total() - b.activations - b.logits - b.gathered_params - b.fragmentation;
+      count(r, Verdict::oom, priced);
+      keep_nearest(r.misses, {Verdict::oom, resident / memory.usable_bytes - 1.0, true,
+                              label + ": at least " + share_text(resident / memory.usable_bytes - 1.0) +
+                                  " short of memory (" + gib(resident) + " resident before activations, " +
+                                  gib(memory.usable_bytes) + " usable)"});
+      return;
+    }
+    const double lb_hours = steps() * step_lower_bound_seconds(m, base) / 3600.0;
+    if (s_.constraints.deadline_hours && lb_hours > *s_.constraints.deadline_hours) {
+      count(r, Verdict::deadline, priced);
+      keep_nearest(r.misses, {Verdict::deadline, lb_hours / *s_.constraints.deadline_hours - 1.0, true,
+                              label + ": needs at least " + fixed(lb_hours, 1) + " h at the GPU's peak FLOP/s"});
+      return;
+    }
+    std::vector<Pricing> pricings;
+    for (Pricing p : m.priced) {
+      StrategyConfig c = base;
+      c.pricing = p;
+      const double lb_usd = lb_hours * job_price(s_, *m.node, c)->usd_per_node_hour * c.nodes;
+      if (s_.constraints.budget_usd && lb_usd > *s_.constraints.budget_usd) {
+        count(r, Verdict::budget, 1);
+        keep_nearest(r.misses, {Verdict::budget, lb_usd / *s_.constraints.budget_usd - 1.0, true,
+                                candidate_text(*m.node, c) + ": costs at least " + usd_text(lb_usd) + " at the GPU's peak FLOP/s"});
+      } else {
+        pricings.push_back(p);
+      }
+    }
+    if (pricings.empty()) return;
+
+    Evaluation e = evaluate(s_, *m.node, base, o_.profile);
+    ++r.simulated;
+    if (!e.step) {
+      count(r, Verdict::invalid, pricings.size());
+      keep_nearest(r.misses, {Verdict::invalid, 0.0, false, label + ": " + e.step_unavailable});
+      return;
+    }
+    if (!e.memory.fits()) {
+      const double over = e.memory.peak_bytes / e.memory.usable_bytes - 1.0;
+      count(r, Verdict::oom, pricings.size());
+      keep_nearest(r.misses, {Verdict::oom, over, false,
+                              label + ": " + share_text(over) + " short of memory (peak " + gib(e.memory.peak_bytes) +
+                                  ", " + gib(e.memory.usable_bytes) + " usable)"});
+      return;
+    }
+    fit.push_back(base);
+    for (Pricing p : pricings) priced_run(m, e, p, r);
+  }
+
+  void priced_run(const Machine& m, const Evaluation& e, Pricing pricing, GroupResult& r) const {
+    PlanEntry entry;
+    entry.node = m.node;
+    entry.evaluation = e;
+    entry.evaluation.config.pricing = pricing;
+    entry.run = prepare_run(s_, *m.node, entry.config(), e.step->seconds(), o_.run);
+    const std::string label = candidate_text(*m.node, entry.config());
+    const double hours = entry.run.outcome.failure_free_hours;
+    if (s_.constraints.deadline_hours && hours > *s_.constraints.deadline_hours) {
+      entry.verdict = Verdict::deadline;
+      keep_nearest(r.misses, {Verdict::deadline, hours / *s_.constraints.deadline_hours - 1.0, false,
+                              label + ": needs " + fixed(hours, 1) + " h without a single interruption"});
+    } else if (s_.constraints.budget_usd && entry.expected_usd() > *s_.constraints.budget_usd) {
+      entry.verdict = Verdict::budget;
+      keep_nearest(r.misses, {Verdict::budget, entry.expected_usd() / *s_.constraints.budget_usd - 1.0, false,
+                              label + ": expected cost " + usd_text(entry.expected_usd())});
+    } else {
+      entry.verdict = Verdict::bounded;  // decided by the Monte Carlo, or pruned by its bound
+    }
+    if (entry.verdict != Verdict::bounded) count(r, entry.verdict, 1);
+    r.fitting.push_back(std::move(entry));
+  }
+
+  const Scenario& s_;
+  const PlanOptions& o_;
+};
+
+}  // namespace
+
+Plan search_plan(const Scenario& scenario, const Catalog& catalog, const PlanOptions& options) {
+  const Clock::time_point start = Clock::now();
+  Plan plan;
+  plan.scenario = scenario.name;
+  const Screen screen(scenario, options);
+  const std::vector<Machine> machines = screen.machines(catalog);
+  GroupResult total;
+  const std::vector<Group> groups = screen.groups(machines, total);
+  std::vector<GroupResult> results(groups.size());
+  tbb::parallel_for(std::size_t{0}, groups.size(), [&](std::size_t i) { results[i] = screen.run(groups[i]); });
+
+  std::vector<PlanEntry> fitting;
+  for (GroupResult& r : results) {
+    for (int v = 0; v < kVerdicts; ++v) {
+      total.counts[v] += r.counts[v];
+      if (r.misses[v]) keep_nearest(total.misses, std::move(*r.misses[v]));
+    }
+    total.simulated += r.simulated;
+    for (PlanEntry& e : r.fitting) fitting.push_back(std::move(e));
+  }
+  plan.counts = total.counts;
+  plan.simulated = total.simulated;
+
+  RankingResult ranking = rank_plans(scenario, std::move(fitting), options);
+  for (int v = 0; v < kVerdicts; ++v) {
+    plan.counts[v] += ranking.counts[v];
+    if (ranking.misses[v]) keep_nearest(total.misses, std::move(*ranking.misses[v]));
+  }
+  for (auto& m : total.misses) {
+    if (m) plan.nearest_misses.push_back(std::move(*m));
+  }
+  plan.monte_carlo_runs = ranking.monte_carlo_runs;
+  plan.best = std::move(ranking.best);
+  plan.alternatives = std::move(ranking.alternatives);
+  plan.frontier = std::move(ranking.frontier);
+  plan.screened = std::move(ranking.entries);
+  for (std::int64_t c : plan.counts) plan.evaluated += c;
+
+  if (plan.best) {
+    plan.reasons = explain_winner(scenario, plan, options);
+  } else if (options.suggest) {
+    plan.suggestions = suggest_changes(scenario, catalog, plan, options);
+  }
+  plan.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return plan;
+}
+
+}  // namespace preflight

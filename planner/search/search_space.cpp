@@ -1,0 +1,76 @@
+#include "planner/search/search_space.hpp"
+
+#include <algorithm>
+
+namespace preflight {
+
+std::vector<const NodeSpec*> searched_machines(const Scenario& s, const Catalog& catalog) {
+  std::vector<const NodeSpec*> machines;
+  if (!s.search.instances.empty()) {
+    for (const std::string& id : s.search.instances) {
+      const NodeSpec* node = find_node(s, catalog, id);
+      if (std::find(machines.begin(), machines.end(), node) == machines.end()) machines.push_back(node);
+    }
+    return machines;
+  }
+  const auto wanted = [&](const NodeSpec& n) {
+    return s.search.gpus.empty() ||
+           std::find(s.search.gpus.begin(), s.search.gpus.end(), n.gpu.id) != s.search.gpus.end();
+  };
+  for (const NodeSpec& n : s.clusters) {
+    if (wanted(n)) machines.push_back(&n);
+  }
+  // Owned machines (on-prem nodes, workstations) cost nothing per hour and would win every open
+  // search; they are searched when the scenario names them, as instances or as inline clusters.
+  for (const NodeSpec& n : catalog.instances()) {
+    if (wanted(n) && n.provider != "onprem" && n.provider != "local") machines.push_back(&n);
+  }
+  return machines;
+}
+
+int searched_node_limit(const Scenario& s, const NodeSpec& node) {
+  return std::min(s.search.max_nodes, node.node_limit());
+}
+
+std::vector<Sharding> sharding_choices(int gpus, int nodes) {
+  if (gpus == 1) return {Sharding::ddp, Sharding::zero2, Sharding::zero3};
+  std::vector<Sharding> s{Sharding::ddp,      Sharding::zero1,        Sharding::zero2, Sharding::zero3,
+                          Sharding::fsdp_full, Sharding::fsdp_grad_op};
+  if (nodes > 1) s.push_back(Sharding::fsdp_hybrid);
+  return s;
+}
+
+std::vector<Offload> offload_choices(Sharding sharding, const NodeSpec& node, int gpus) {
+  const ShardingScheme scheme = sharding_scheme(sharding);
+  const bool nvme = node.local_nvme_bytes > 0.0;
+  constexpr OffloadTarget none = OffloadTarget::none, cpu = OffloadTarget::cpu, disk = OffloadTarget::nvme;
+  std::vector<Offload> o;
+  switch (scheme.engine) {
+    case Engine::pytorch_ddp:
+      o = {{none, none}};
+      break;
+    case Engine::fsdp:
+      o = {{none, none}};
+      if (scheme.stage == 3) o.push_back({cpu, cpu});  // CPUOffload moves parameters and optimizer together
+      break;
+    case Engine::deepspeed:
+      o = {{none, none}, {cpu, none}};
+      if (scheme.stage == 3) {
+        o.push_back({cpu, cpu});
+        if (nvme) o.insert(o.end(), {{disk, none}, {disk, cpu}, {disk, disk}});
+      }
+      break;
+  }
+  if (gpus == 1 && scheme.engine != Engine::pytorch_ddp) o.erase(o.begin());
+  return o;
+}
+
+std::vector<std::int64_t> micro_batch_choices(std::int64_t per_rank_batch) {
+  std::vector<std::int64_t> mbs;
+  for (std::int64_t mb = 1; mb <= std::min(per_rank_batch, kMaxMicroBatch); ++mb) {
+    if (per_rank_batch % mb == 0) mbs.push_back(mb);
+  }
+  return mbs;
+}
+
+}  // namespace preflight
