@@ -128,6 +128,12 @@ const BadInput kCases[] = {
     {"price_override_unknown_instance", [](json& s) {
        s["prices"] = {{"overrides", {{"aws/p9.huge", {{"spot_usd_per_hour", 3.0}}}}}};
        return ""; }, {"$.prices.overrides.aws/p9.huge", "a catalog instance id"}, "", "simulate"},
+    {"plan_zero_budget", [](json& s) { s["constraints"]["budget_usd"] = 0; return ""; },
+     {"$.constraints.budget_usd", "got 0", "greater than 0"}, "", "plan"},
+    {"plan_gpu_only_owned", [](json& s) { s["search"] = {{"gpus", {"rtx4090"}}}; return ""; },
+     {"$.search.gpus", "rtx4090", "local/rtx4090x1"}, "", "plan"},
+    {"export_fsdp_as_deepspeed", [](json& s) { s["config"]["sharding"] = "fsdp_full"; return ""; },
+     {"$.config.sharding", "\"fsdp_full\"", "export `accelerate`"}, "", "export deepspeed"},
     {"inline_config_malformed", keep, {"--config", "malformed JSON"}, "--config '{\"instance\": '"},
     {"config_file_unknown_key", [](json& s) { s.erase("config"); return ""; }, {"$.offlaod", "unknown key"},
      "--config " + std::string(PREFLIGHT_SOURCE_DIR) + "/tests/data/config_with_typo.json"},

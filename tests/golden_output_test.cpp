@@ -1,5 +1,5 @@
 // Golden outputs of `preflight check` and `preflight simulate` for every bundled scenario (table
-// and JSON), so any change to a model shows up as a readable diff. Regenerate after an intended change with
+// and JSON), and of `preflight plan` in every format, so any change to a model shows up as a readable diff. Regenerate after an intended change with
 //   PREFLIGHT_UPDATE_GOLDEN=1 ctest -R Golden
 // and review the diff like code.
 
@@ -44,6 +44,26 @@ TEST_P(GoldenCheck, CheckAndSimulateTableAndJsonMatch) {
       ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
       compare_or_update(golden / (GetParam() + "." + command + "." + (format == "json" ? "json" : "txt")), r.out);
     }
+  }
+}
+
+// The wall time is the one field of the plan that differs from run to run.
+std::string without_wall_time(std::string json) {
+  const std::string key = "\n  \"seconds\": ";
+  const std::size_t at = json.rfind(key);
+  if (at == std::string::npos) return json;
+  const std::size_t end = json.find('\n', at + key.size());
+  return json.replace(at + key.size(), end - at - key.size(), "\"(wall time)\"");
+}
+
+TEST_P(GoldenCheck, PlanInEveryFormatMatches) {
+  const std::string scenario = std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/" + GetParam() + ".json";
+  const fs::path golden = fs::path(PREFLIGHT_SOURCE_DIR) / "tests" / "golden";
+  for (const std::string format : {"table", "json", "csv", "markdown"}) {
+    const test::CliResult r = test::run_preflight("plan " + scenario + " --format " + format);
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+    const std::string extension = format == "table" ? "txt" : format == "markdown" ? "md" : format;
+    compare_or_update(golden / (GetParam() + ".plan." + extension), format == "json" ? without_wall_time(r.out) : r.out);
   }
 }
 

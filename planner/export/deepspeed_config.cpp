@@ -28,7 +28,13 @@ nlohmann::ordered_json offload_json(OffloadTarget target, bool params) {
 
 nlohmann::ordered_json zero_json(const StrategyConfig& c) {
   const int stage = sharding_scheme(c.sharding).stage;
-  const auto bucket = static_cast<std::int64_t>(memory_defaults::kDeepSpeedReduceBucketElements);
+  // ZeRO-1/2 with overlap_comm keeps about 4.5 x (reduce + allgather bucket) in flight (DeepSpeed's
+  // and Hugging Face's ZeRO docs: 9 GB at the 5e8 defaults). The memory model budgets one reduce
+  // bucket of kDeepSpeedReduceBucketElements, so ZeRO-1/2 buckets are cut to keep the real footprint
+  // within it; smaller buckets only overlap more than simulated. ZeRO-3 keeps the default sizes.
+  constexpr double kOverlapFootprintBuckets = 4.5 * 2.0;
+  const double elements = memory_defaults::kDeepSpeedReduceBucketElements / (stage == 3 ? 1.0 : kOverlapFootprintBuckets);
+  const auto bucket = static_cast<std::int64_t>(elements);
   nlohmann::ordered_json z;
   z["stage"] = stage;
   // The simulator overlaps gradient reduction with backward and uses these bucket sizes.

@@ -32,7 +32,7 @@ std::string plan_json(const Scenario& s, const Plan& p, const PlanReportOptions&
                    {"budget", count(p, Verdict::budget)},
                    {"probability", count(p, Verdict::probability)},
                    {"invalid", count(p, Verdict::invalid)}};
-  j["pruned"] = {{"dominated", count(p, Verdict::dominated)}, {"bounded", count(p, Verdict::bounded)}};
+  j["pruned"] = {{"dominated", count(p, Verdict::dominated)}, {"cost_bound", count(p, Verdict::bounded)}};
   j["feasible"] = count(p, Verdict::feasible);
   nlohmann::ordered_json misses = nlohmann::ordered_json::array();
   for (const NearestMiss& m : p.nearest_misses) {

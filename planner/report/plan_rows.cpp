@@ -39,7 +39,7 @@ std::vector<std::string> plan_row(const Scenario& s, const PlanEntry& e) {
 std::vector<std::string> plan_summary(const Scenario& s, const Plan& p) {
   const TrainingJob& t = s.training;
   std::string constraints = "constraints: ";
-  constraints += s.constraints.deadline_hours ? "deadline " + fixed(*s.constraints.deadline_hours, 0) + " h with probability >= " +
+  constraints += s.constraints.deadline_hours ? "deadline " + hours_text(*s.constraints.deadline_hours) + " h with probability >= " +
                                                     fixed(s.constraints.min_completion_probability, 2)
                                               : "no deadline";
   constraints += s.constraints.budget_usd ? ", budget " + usd_text(*s.constraints.budget_usd) : ", no budget";

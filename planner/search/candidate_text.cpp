@@ -31,9 +31,14 @@ std::string usd_text(double usd) {
   return (usd < -0.5 ? "-$" : "$") + digits;
 }
 
+std::string hours_text(double hours) {
+  const int decimals = hours < 1.0 ? 2 : hours < 10.0 ? 1 : 0;
+  return fixed(hours, hours == std::round(hours) ? 0 : decimals);
+}
+
 std::string share_text(double fraction) {
   const double pct = fraction * 100.0;
-  return fixed(pct, std::abs(pct) < 10.0 ? 1 : 0) + "%";
+  return fixed(pct, std::abs(pct) < 1.0 ? 2 : std::abs(pct) < 10.0 ? 1 : 0) + "%";
 }
 
 }  // namespace preflight

@@ -13,6 +13,7 @@ std::string machine_text(const NodeSpec& node, int nodes);
 std::string strategy_text(const StrategyConfig& config);
 std::string candidate_text(const NodeSpec& node, const StrategyConfig& config);
 std::string usd_text(double usd);         // "$1,234"
-std::string share_text(double fraction);  // "4.2%", "37%": one decimal below 10%
+std::string share_text(double fraction);
+std::string hours_text(double hours);     // "0.25", "7.5", "72": the digits a deadline is given with  // "0.04%", "4.2%", "37%"
 
 }  // namespace preflight

@@ -75,7 +75,7 @@ class Ranker {
     if (s_.constraints.deadline_hours && o.p_meets_deadline < need) {
       e.verdict = Verdict::probability;
       keep_nearest(r_.misses, {Verdict::probability, need - o.p_meets_deadline, false,
-                               label + ": meets the " + fixed(*s_.constraints.deadline_hours, 0) + " h deadline with probability " +
+                               label + ": meets the " + hours_text(*s_.constraints.deadline_hours) + " h deadline with probability " +
                                    fixed(o.p_meets_deadline, 3) + " (" + fixed(need, 2) + " required; " +
                                    fixed(o.hours_at_target, 1) + " h at that probability)"});
     } else if (s_.constraints.budget_usd && o.usd.mean > *s_.constraints.budget_usd) {

@@ -104,7 +104,7 @@ class Explainer {
     StrategyConfig c = w_.config();
     c.sharding = sharding;
     c.offload = {};
-    out_.push_back("needs " + to_string(w_.config().sharding) + ": " + to_string(sharding) + " " + leanest_shortfall(c));
+    out_.push_back(to_string(sharding) + " does not fit here: it " + leanest_shortfall(c));
   }
 
   void without_offload() {
@@ -119,7 +119,7 @@ class Explainer {
     }
     StrategyConfig c = w_.config();
     c.offload = {};
-    out_.push_back("needs offload: without it " + strategy_text(c) + " " + leanest_shortfall(c));
+    out_.push_back("without offload it does not fit: " + strategy_text(c) + " " + leanest_shortfall(c));
   }
 
   void without_recompute() {
@@ -136,7 +136,7 @@ class Explainer {
     c.grad_accum = c.grad_accum * c.micro_batch;
     c.micro_batch = 1;
     const Evaluation e = evaluate(s_, *w_.node, c, o_.profile);
-    out_.push_back("needs " + to_string(w_.config().recompute) + " recompute: without it, even micro-batch 1 peaks at " +
+    out_.push_back("without activation checkpointing it does not fit: even micro-batch 1 peaks at " +
                    gib(e.memory.peak_bytes) + " (" + share_text(e.memory.peak_bytes / e.memory.usable_bytes - 1.0) +
                    " over the usable)");
   }
@@ -159,11 +159,13 @@ class Explainer {
       if (nearest == nullptr || e.run.outcome.p_meets_deadline > nearest->run.outcome.p_meets_deadline) nearest = &e;
     }
     if (nearest != nullptr) {
+      const PlanEntry& n = *nearest;
       out_.push_back(to_string(w_.config().pricing) + " over " + to_string(other) + ": no " + to_string(other) +
                      " plan meets the deadline with probability " + fixed(s_.constraints.min_completion_probability, 2) +
-                     "; the nearest, " + candidate_text(*nearest->node, nearest->config()) + ", " +
-                     fixed(nearest->run.outcome.p_meets_deadline, 3) + " (" +
-                     fixed(nearest->run.outcome.interruptions_expected, 1) + " interruptions expected)");
+                     "; the nearest, " + candidate_text(*n.node, n.config()) + ", " + (n.monte_carlo ? "" : "at most ") +
+                     fixed(n.run.outcome.p_meets_deadline, 3) + " (" + fixed(n.run.job_interruptions_per_hour, 2) +
+                     " interruptions per hour, expected " + fixed(n.run.expected_hours, 1) + " h against " +
+                     fixed(n.run.outcome.failure_free_hours, 1) + " h uninterrupted)");
     } else {
       out_.push_back(to_string(w_.config().pricing) + " over " + to_string(other) + ": no feasible " + to_string(other) +
                      " plan (see the rejections)");
@@ -194,31 +196,43 @@ class Explainer {
 
 PlanEntry with_monte_carlo(PlanEntry e) {
   if (!e.monte_carlo) e.run.outcome = simulate_run(e.run.inputs);
+  e.monte_carlo = true;
   return e;
 }
 
-void relaxed_constraints(const Scenario& s, const Plan& plan, std::vector<std::string>& out) {
-  if (plan.screened.empty()) return;
-  if (s.constraints.deadline_hours) {
-    const auto fastest = std::min_element(plan.screened.begin(), plan.screened.end(), [](const PlanEntry& a, const PlanEntry& b) {
-      return a.run.outcome.failure_free_hours < b.run.outcome.failure_free_hours;
-    });
-    const PlanEntry e = with_monte_carlo(*fastest);
-    out.push_back("a deadline of " + fixed(e.run.outcome.hours_at_target, 1) + " h: the fastest plan that fits, " +
-                  candidate_text(*e.node, e.config()) + ", finishes by then with probability " +
-                  fixed(s.constraints.min_completion_probability, 2) + " for " + usd_text(e.run.outcome.usd.mean) +
-                  " expected");
-  }
-  if (s.constraints.budget_usd) {
-    const PlanEntry* cheapest = nullptr;
-    for (const PlanEntry& e : plan.screened) {
-      if (e.verdict == Verdict::deadline) continue;
-      if (cheapest == nullptr || e.expected_usd() < cheapest->expected_usd()) cheapest = &e;
+// A later deadline and a bigger budget, from the same search without either: the fastest config that
+// fits sets the deadline, the cheapest that meets the deadline sets the budget.
+void relaxed_constraints(const Scenario& s, const Catalog& catalog, const Plan& plan, const PlanOptions& options,
+                         std::vector<std::string>& out) {
+  if (s.constraints.deadline_hours || s.constraints.budget_usd) {
+    Scenario open = s;
+    open.constraints.deadline_hours.reset();
+    open.constraints.budget_usd.reset();
+    PlanOptions o = options;
+    o.suggest = false;
+    const Plan unconstrained = search_plan(open, catalog, o);
+    const std::vector<PlanEntry>& fit = unconstrained.screened;
+    if (s.constraints.deadline_hours && !fit.empty()) {
+      const auto fastest = std::min_element(fit.begin(), fit.end(), [](const PlanEntry& a, const PlanEntry& b) {
+        return a.run.outcome.failure_free_hours < b.run.outcome.failure_free_hours;
+      });
+      const PlanEntry e = with_monte_carlo(*fastest);
+      out.push_back("a deadline of " + fixed(e.run.outcome.hours_at_target, 1) + " h: the fastest plan that fits, " +
+                    candidate_text(*e.node, e.config()) + ", finishes by then with probability " +
+                    fixed(s.constraints.min_completion_probability, 2) + " for " + usd_text(e.run.outcome.usd.mean) +
+                    " expected");
     }
-    if (cheapest != nullptr) {
-      const PlanEntry e = with_monte_carlo(*cheapest);
-      out.push_back("a budget of " + usd_text(e.run.outcome.usd.mean) + ": " + candidate_text(*e.node, e.config()) +
-                    " within the deadline, P(deadline) " + fixed(e.run.outcome.p_meets_deadline, 3));
+    if (s.constraints.budget_usd) {
+      const PlanEntry* cheapest = nullptr;
+      for (const PlanEntry& e : fit) {
+        if (s.constraints.deadline_hours && e.run.outcome.failure_free_hours > *s.constraints.deadline_hours) continue;
+        if (cheapest == nullptr || e.expected_usd() < cheapest->expected_usd()) cheapest = &e;
+      }
+      if (cheapest != nullptr) {
+        const PlanEntry e = with_monte_carlo(*cheapest);
+        out.push_back("a budget of " + usd_text(e.run.outcome.usd.mean) + ": " + candidate_text(*e.node, e.config()) +
+                      ", P(deadline) " + fixed(e.run.outcome.p_meets_deadline, 3));
+      }
     }
   }
   const PlanEntry* likeliest = nullptr;
@@ -227,9 +241,9 @@ void relaxed_constraints(const Scenario& s, const Plan& plan, std::vector<std::s
     if (likeliest == nullptr || e.run.outcome.p_meets_deadline > likeliest->run.outcome.p_meets_deadline) likeliest = &e;
   }
   if (likeliest != nullptr) {
-    out.push_back("accepting a completion probability of " + fixed(likeliest->run.outcome.p_meets_deadline, 3) + ": " +
-                  candidate_text(*likeliest->node, likeliest->config()) + " for " +
-                  usd_text(likeliest->run.outcome.usd.mean) + " expected");
+    const PlanEntry e = with_monte_carlo(*likeliest);
+    out.push_back("accepting a completion probability of " + fixed(e.run.outcome.p_meets_deadline, 3) + ": " +
+                  candidate_text(*e.node, e.config()) + " for " + usd_text(e.run.outcome.usd.mean) + " expected");
   }
 }
 
@@ -253,7 +267,7 @@ std::vector<std::string> explain_winner(const Scenario& scenario, const Plan& pl
 std::vector<std::string> suggest_changes(const Scenario& s, const Catalog& catalog, const Plan& plan,
                                          const PlanOptions& options) {
   std::vector<std::string> out;
-  relaxed_constraints(s, plan, out);
+  relaxed_constraints(s, catalog, plan, options, out);
   bool more_nodes_possible = false;
   for (const NodeSpec* node : searched_machines(s, catalog)) more_nodes_possible |= node->node_limit() > s.search.max_nodes;
   if (more_nodes_possible) {

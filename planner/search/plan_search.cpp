@@ -11,6 +11,7 @@
 #include "planner/search/plan_reasons.hpp"
 #include "planner/search/search_space.hpp"
 #include "simulator/core/errors.hpp"
+#include "simulator/economics/expected_run.hpp"
 #include "simulator/hardware/compute_model.hpp"
 #include "simulator/model/flops.hpp"
 #include "planner/report/text_table.hpp"
@@ -26,7 +27,7 @@ std::string to_string(Verdict v) {
     case Verdict::probability: return "probability";
     case Verdict::invalid: return "invalid";
     case Verdict::dominated: return "dominated";
-    case Verdict::bounded: return "bounded";
+    case Verdict::bounded: return "cost_bound";
   }
   return "invalid";
 }
@@ -239,6 +240,11 @@ class Screen {
     for (Pricing p : pricings) priced_run(m, e, p, r);
   }
 
+  double probability_bound(const PlanEntry& e) const {
+    if (!s_.constraints.deadline_hours) return 1.0;
+    return completion_probability_bound(e.run.inputs, *s_.constraints.deadline_hours);
+  }
+
   void priced_run(const Machine& m, const Evaluation& e, Pricing pricing, GroupResult& r) const {
     PlanEntry entry;
     entry.node = m.node;
@@ -255,6 +261,15 @@ class Screen {
       entry.verdict = Verdict::budget;
       keep_nearest(r.misses, {Verdict::budget, entry.expected_usd() / *s_.constraints.budget_usd - 1.0, false,
                               label + ": expected cost " + usd_text(entry.expected_usd())});
+    } else if (const double bound = probability_bound(entry); bound < s_.constraints.min_completion_probability) {
+      // Even the Cantelli bound is short: no Monte Carlo can find the probability needed.
+      entry.verdict = Verdict::probability;
+      entry.run.outcome.p_meets_deadline = bound;
+      keep_nearest(r.misses, {Verdict::probability, s_.constraints.min_completion_probability - bound, true,
+                              label + ": meets the " + hours_text(*s_.constraints.deadline_hours) +
+                                  " h deadline with probability at most " + fixed(bound, 3) + " (expected " +
+                                  fixed(entry.run.expected_hours, 1) + " h with " +
+                                  fixed(entry.run.job_interruptions_per_hour, 2) + " interruptions per hour)"});
     } else {
       entry.verdict = Verdict::bounded;  // decided by the Monte Carlo, or pruned by its bound
     }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "planner/io/json_reader.hpp"
+#include "simulator/core/errors.hpp"
+
 namespace preflight {
 
 std::vector<const NodeSpec*> searched_machines(const Scenario& s, const Catalog& catalog) {
@@ -22,8 +25,21 @@ std::vector<const NodeSpec*> searched_machines(const Scenario& s, const Catalog&
   }
   // Owned machines (on-prem nodes, workstations) cost nothing per hour and would win every open
   // search; they are searched when the scenario names them, as instances or as inline clusters.
+  std::vector<std::string> owned;
   for (const NodeSpec& n : catalog.instances()) {
-    if (wanted(n) && n.provider != "onprem" && n.provider != "local") machines.push_back(&n);
+    if (!wanted(n)) continue;
+    if (n.provider == "onprem" || n.provider == "local") {
+      owned.push_back(n.id);
+    } else {
+      machines.push_back(&n);
+    }
+  }
+  if (machines.empty()) {
+    std::string ids;
+    for (const std::string& id : owned) ids += (ids.empty() ? "" : ", ") + id;
+    throw InputError(s.file.string(), "$.search.gpus", io::describe(nlohmann::json(s.search.gpus)),
+                     "GPUs some rentable machine of the catalog has (see `preflight catalog instances`)" +
+                         (ids.empty() ? std::string() : "; owned machines with them are searched when named in search.instances: " + ids));
   }
   return machines;
 }

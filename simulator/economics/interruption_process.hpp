@@ -37,6 +37,9 @@ class InterruptionProcess {
   double job_rate_per_hour(int nodes) const;
 
   bool interrupts() const { return kind_ != Kind::none; }
+  // Whether interruptions arrive as a Poisson process (or never): then the closed forms of
+  // expected_run.hpp are exact, not an approximation.
+  bool memoryless() const { return kind_ != Kind::replay; }
   std::string describe() const;
 
  private:

@@ -64,6 +64,9 @@ Distribution distribution(const std::vector<double>& values) {
   double sum = 0.0;
   for (double v : values) sum += v;  // in trial order: the same sum whatever the thread count
   d.mean = sum / static_cast<double>(values.size());
+  double squares = 0.0;
+  for (double v : values) squares += (v - d.mean) * (v - d.mean);
+  d.stddev = std::sqrt(squares / static_cast<double>(values.size()));
   d.p50 = percentile(values, 0.5);
   d.p90 = percentile(values, 0.9);
   return d;

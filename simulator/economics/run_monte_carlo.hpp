@@ -28,6 +28,7 @@ struct RunInputs {
 
 struct Distribution {
   double mean = 0.0;
+  double stddev = 0.0;
   double p50 = 0.0;
   double p90 = 0.0;
 };

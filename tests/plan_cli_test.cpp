@@ -1,0 +1,149 @@
+// `preflight plan` and `preflight export` as users drive them: exit codes, output files, thread-count
+// independence, agreement with `simulate`, and exported configs that say what was simulated.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.hpp"
+
+namespace preflight {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string scenario(const std::string& name) { return std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/" + name + ".json"; }
+
+json plan_json(const std::string& args) {
+  const test::CliResult r = test::run_preflight("plan " + args + " --format json");
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  json j = json::parse(r.out);
+  j.erase("seconds");
+  return j;
+}
+
+TEST(CliPlan, SameAnswerWithOneOrTwoThreads) {
+  const std::string s = scenario("llama3.1-70b-pretrain-spot-p5");
+  EXPECT_EQ(plan_json(s + " --threads 1"), plan_json(s + " --threads 2"));
+}
+
+// The plan's winner, simulated on its own with the same seed, costs exactly what the plan says.
+TEST(CliPlan, WinnerAgreesWithSimulate) {
+  const std::string s = scenario("llama2-7b-full-weekend");
+  const json plan = plan_json(s + " --seed 3");
+  ASSERT_FALSE(plan.at("best").is_null());
+  const fs::path dir = test::scratch_dir("plan-winner");
+  test::write_text(dir / "config.json", plan.at("best").at("config").dump());
+  const test::CliResult r = test::run_preflight("simulate " + s + " --config " + (dir / "config.json").string() + " --format json --seed 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json sim = json::parse(r.out);
+  EXPECT_EQ(sim.at("cost"), plan.at("best").at("cost"));
+  EXPECT_EQ(sim.at("step"), plan.at("best").at("step"));
+  EXPECT_EQ(sim.at("memory"), plan.at("best").at("memory"));
+  fs::remove_all(dir);
+}
+
+TEST(CliPlan, OutWritesTheFileAndNothingElse) {
+  const fs::path dir = test::scratch_dir("plan-out");
+  const test::CliResult r = test::run_preflight("plan " + scenario("llama2-7b-full-rtx4090") + " --format csv --out " + (dir / "plan.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  const std::string csv = test::read_text(dir / "plan.csv");
+  EXPECT_EQ(csv.rfind("instance,nodes,gpus,sharding,", 0), 0u);
+  fs::remove_all(dir);
+}
+
+TEST(CliPlan, TopLimitsTheAlternatives) {
+  const json j = plan_json(scenario("llama2-70b-sft-a100") + " --top 2");
+  EXPECT_LE(j.at("alternatives").size(), 2u);
+  EXPECT_EQ(j.at("rejected").size(), 5u);
+}
+
+TEST(CliPlan, NothingFeasibleExitsOneWithNearestMissesAndSuggestions) {
+  const fs::path dir = test::scratch_dir("plan-infeasible");
+  json s = json::parse(test::read_text(scenario("llama2-7b-full-weekend")));
+  s["constraints"]["deadline_hours"] = 0.5;
+  s["search"]["max_nodes"] = 1;
+  test::write_text(dir / "s.json", s.dump());
+  const test::CliResult r = test::run_preflight("plan " + (dir / "s.json").string() + " --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_TRUE(j.at("best").is_null());
+  EXPECT_FALSE(j.at("nearest_misses").empty());
+  EXPECT_FALSE(j.at("suggestions").empty());
+  EXPECT_GT(j.at("rejected").at("deadline").get<int>(), 0);
+  fs::remove_all(dir);
+}
+
+// DeepSpeed's own rule: train_batch_size = micro-batch x accumulation x data-parallel ranks; every
+// ZeRO value is written out rather than left to DeepSpeed's defaults.
+TEST(CliExport, DeepSpeedConfigStatesEveryValue) {
+  const test::CliResult r = test::run_preflight("export deepspeed " + scenario("llama2-7b-full-8xa100-zero3"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json ds = json::parse(r.out);
+  EXPECT_EQ(ds.at("train_batch_size").get<int>(),
+            ds.at("train_micro_batch_size_per_gpu").get<int>() * ds.at("gradient_accumulation_steps").get<int>() * 8);
+  EXPECT_EQ(ds.at("train_batch_size").get<int>(), 512);
+  EXPECT_TRUE(ds.at("bf16").at("enabled").get<bool>());
+  EXPECT_FALSE(ds.at("fp16").at("enabled").get<bool>());
+  const json& z = ds.at("zero_optimization");
+  EXPECT_EQ(z.at("stage").get<int>(), 3);
+  for (const char* key : {"overlap_comm", "contiguous_gradients", "reduce_scatter", "reduce_bucket_size", "allgather_partitions",
+                          "allgather_bucket_size", "offload_optimizer", "offload_param", "stage3_prefetch_bucket_size",
+                          "stage3_param_persistence_threshold", "stage3_max_live_parameters", "stage3_max_reuse_distance",
+                          "sub_group_size", "stage3_gather_16bit_weights_on_model_save"}) {
+    EXPECT_TRUE(z.contains(key)) << key;
+  }
+  EXPECT_EQ(z.at("offload_optimizer").at("device"), "none");
+}
+
+// ZeRO-2 with overlap_comm holds ~4.5 x both buckets; the exported sizes keep that within the one
+// reduce bucket (5e8 elements, 2 bytes) the memory model budgets.
+TEST(CliExport, ZeroTwoBucketsFitTheModelledBuffer) {
+  const test::CliResult r = test::run_preflight("export deepspeed " + scenario("llama2-7b-full-weekend"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json z = json::parse(r.out).at("zero_optimization");
+  ASSERT_EQ(z.at("stage").get<int>(), 2);
+  const double footprint = 4.5 * 2.0 * (z.at("reduce_bucket_size").get<double>() + z.at("allgather_bucket_size").get<double>());
+  EXPECT_LE(footprint, 2.0 * 5e8 * 2.0);
+}
+
+TEST(CliExport, AccelerateFsdpAndTorchrunMultiNode) {
+  const std::string config = R"('{"instance": "aws/p4de.24xlarge", "nodes": 2, "sharding": "fsdp_full", "activation_checkpointing": "full", "micro_batch": 2}')";
+  const std::string s = scenario("llama2-70b-sft-a100");
+  const test::CliResult a = test::run_preflight("export accelerate " + s + " --config " + config);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_NE(a.out.find("distributed_type: FSDP"), std::string::npos);
+  EXPECT_NE(a.out.find("fsdp_sharding_strategy: FULL_SHARD"), std::string::npos);
+  EXPECT_NE(a.out.find("fsdp_activation_checkpointing: true"), std::string::npos);
+  EXPECT_NE(a.out.find("num_machines: 2"), std::string::npos);
+  EXPECT_NE(a.out.find("num_processes: 16"), std::string::npos);
+  const test::CliResult t = test::run_preflight("export torchrun " + s + " --config " + config);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("--nnodes=2"), std::string::npos);
+  EXPECT_NE(t.out.find("--nproc-per-node=8"), std::string::npos);
+  // 512 sequences / (16 ranks x micro-batch 2) = 16 accumulation steps; 5e8 tokens / 2,097,152 per step.
+  EXPECT_NE(t.out.find("--per_device_train_batch_size 2 --gradient_accumulation_steps 16"), std::string::npos);
+  EXPECT_NE(t.out.find("--max_steps 239"), std::string::npos);
+  EXPECT_NE(t.out.find("--gradient_checkpointing"), std::string::npos);
+}
+
+// Without a config, export writes the plan's winner.
+TEST(CliExport, WithoutAConfigExportsThePlansWinner) {
+  const fs::path dir = test::scratch_dir("export-winner");
+  json s = json::parse(test::read_text(scenario("llama2-7b-full-rtx4090")));
+  s.erase("config");
+  test::write_text(dir / "s.json", s.dump());
+  const json plan = plan_json((dir / "s.json").string());
+  const test::CliResult r = test::run_preflight("export deepspeed " + (dir / "s.json").string() + " --out " + (dir / "ds.json").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json ds = json::parse(test::read_text(dir / "ds.json"));
+  EXPECT_EQ(ds.at("train_micro_batch_size_per_gpu"), plan.at("best").at("config").at("micro_batch"));
+  EXPECT_EQ(ds.at("zero_optimization").at("offload_optimizer").at("device"),
+            plan.at("best").at("config").at("offload").at("optimizer"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace preflight
