@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "simulator/economics/expected_run.hpp"
 #include "simulator/economics/run_monte_carlo.hpp"
 
 namespace preflight {
@@ -76,6 +77,29 @@ TEST(RunCost, MeanTimeMatchesTheRestartFormula) {
   EXPECT_LT(r.hours.mean, whole);  // checkpoints pay for themselves here
   // Interruptions per run: e^(lambda s) - 1 per segment.
   EXPECT_NEAR(r.interruptions_expected, 5.0 * std::expm1(lambda * 2.0), 0.02 * 5.0 * std::expm1(lambda * 2.0));
+}
+
+// The planner ranks by these closed forms before any Monte Carlo: the mean is the hand-worked
+// restart formula above, the variance (compound geometric sum of truncated exponentials) matches the
+// Monte Carlo's spread, and Cantelli's bound is never below the Monte Carlo's probability.
+TEST(RunCost, ClosedFormMeanVarianceAndBoundAgreeWithTheMonteCarlo) {
+  const double lambda = 0.1, restart = 0.5;
+  RunInputs in;
+  in.steps = 10;
+  in.step_seconds = 3600.0;
+  in.restart_seconds = restart * 3600.0;
+  in.interruptions = InterruptionProcess::poisson(lambda);
+  in.trials = 40000;
+  in.checkpoint.interval_steps = 2;
+  const double segmented = 5.0 * (1.0 / lambda + restart) * std::expm1(lambda * 2.0);
+  EXPECT_NEAR(expected_run_hours(in), segmented, 1e-9 * segmented);
+  const RunOutcome mc = simulate_run(in);
+  EXPECT_NEAR(std::sqrt(run_hours_variance(in)), mc.hours.stddev, 0.03 * mc.hours.stddev);
+  for (double deadline : {10.5, 11.0, 11.5}) {
+    in.deadline_hours = deadline;
+    EXPECT_GE(completion_probability_bound(in, deadline), simulate_run(in).p_meets_deadline) << deadline;
+  }
+  EXPECT_EQ(completion_probability_bound(in, 100.0), 1.0);  // past the mean: no bound
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ Schedule run(const TaskGraph& g, const std::vector<Observer*>& observers) {
   s.timings.assign(n, {});
   s.busy_seconds.assign(g.resource_count(), 0.0);
   std::vector<std::size_t> waiting = g.predecessor_counts();
+  const SuccessorGraph successors = g.successors();
   std::vector<ReadyQueue> ready(g.resource_count());
   std::vector<bool> busy(g.resource_count(), false);
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> running;
@@ -54,9 +55,10 @@ Schedule run(const TaskGraph& g, const std::vector<Observer*>& observers) {
     busy[g.task(c.task).resource] = false;
     ++done;
     for (Observer* o : observers) o->task_ended(g, c.task, now);
-    g.for_each_successor(c.task, [&](TaskId next) {
+    for (auto [it, end] = boost::adjacent_vertices(c.task, successors); it != end; ++it) {
+      const TaskId next = *it;
       if (--waiting[next] == 0) ready[g.task(next).resource].push(next);
-    });
+    }
     // Finish every completion at this instant before starting anything, so the lowest ready id wins.
     if (running.empty() || running.top().time > now) start_idle(now);
   }

@@ -2,7 +2,10 @@
 
 #include <stdexcept>
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <boost/graph/topological_sort.hpp>
+#pragma GCC diagnostic pop
 
 namespace preflight::engine {
 
@@ -13,21 +16,33 @@ ResourceId TaskGraph::add_resource(std::string name) {
 
 TaskId TaskGraph::add_task(const Task& task) {
   if (task.resource >= resources_.size()) throw std::logic_error("task on an unknown resource");
-  return static_cast<TaskId>(boost::add_vertex(task, *graph_));
+  tasks_.push_back(task);
+  return static_cast<TaskId>(tasks_.size() - 1);
 }
 
-void TaskGraph::depends(TaskId later, TaskId earlier) { boost::add_edge(earlier, later, *graph_); }
+void TaskGraph::depends(TaskId later, TaskId earlier) {
+  if (later >= tasks_.size() || earlier >= tasks_.size()) throw std::logic_error("dependency on an unknown task");
+  edges_.emplace_back(earlier, later);
+}
 
 std::vector<std::size_t> TaskGraph::predecessor_counts() const {
-  std::vector<std::size_t> counts(task_count(), 0);
-  for (TaskId t = 0; t < task_count(); ++t) for_each_successor(t, [&](TaskId next) { ++counts[next]; });
+  std::vector<std::size_t> counts(tasks_.size(), 0);
+  for (const auto& [earlier, later] : edges_) ++counts[later];
   return counts;
 }
 
+SuccessorGraph TaskGraph::successors() const {
+  // Unsorted edges are bucketed by source in the order given, so successors keep insertion order.
+  return SuccessorGraph(boost::edges_are_unsorted_multi_pass, edges_.begin(), edges_.end(),
+                        static_cast<TaskId>(tasks_.size()));
+}
+
 void TaskGraph::check_acyclic() const {
-  std::vector<Graph::vertex_descriptor> order;
+  const SuccessorGraph g = successors();
+  std::vector<TaskId> order;
+  order.reserve(tasks_.size());
   try {
-    boost::topological_sort(*graph_, std::back_inserter(order));
+    boost::topological_sort(g, std::back_inserter(order));
   } catch (const boost::not_a_dag&) {
     throw std::logic_error("the step graph has a dependency cycle");
   }

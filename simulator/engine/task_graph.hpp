@@ -3,18 +3,22 @@
 // the CPU, an NVMe drive) for a fixed duration, after the tasks it depends on. Memory is allocated
 // when a task starts and freed when it ends. The graph knows nothing about transformers; the
 // strategy builders (simulator/strategy/) fill it, the engine (event_engine.hpp) runs it.
+//
+// Builders add tasks and dependencies one by one; the engine needs successors fast. So the graph is
+// kept as flat task and edge lists while it is built (two allocations that grow, not one per task)
+// and turned into a Boost compressed-sparse-row graph when it is run.
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 // GCC 12 with the sanitizers reports -Wmaybe-uninitialized inside boost::optional as used by
-// boost/graph/named_graph.hpp (a false positive in a system header's inlined code).
+// boost/graph headers (a false positive in a system header's inlined code).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 #pragma GCC diagnostic pop
 
 namespace preflight::engine {
@@ -31,35 +35,23 @@ struct Task {
   double free_bytes = 0.0;   // released when it ends
 };
 
+// Successor lists of a finished graph (vertex i's out-edges lead to the tasks waiting on task i).
+using SuccessorGraph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
+                                                          boost::no_property, TaskId, TaskId>;
+
 class TaskGraph {
  public:
-  TaskGraph() : graph_(std::make_unique<Graph>()) {}
-  TaskGraph(const TaskGraph& other)
-      : resident_bytes(other.resident_bytes), graph_(std::make_unique<Graph>(*other.graph_)), resources_(other.resources_) {}
-  TaskGraph& operator=(const TaskGraph& other) {
-    if (this != &other) *this = TaskGraph(other);
-    return *this;
-  }
-  // boost::adjacency_list has no move (and its swap copies), so the graph lives behind a pointer
-  // that moves for free: a built step graph changes hands without copying its edge lists.
-  TaskGraph(TaskGraph&&) noexcept = default;
-  TaskGraph& operator=(TaskGraph&&) noexcept = default;
-
   ResourceId add_resource(std::string name);
   TaskId add_task(const Task& task);
   void depends(TaskId later, TaskId earlier);  // `later` starts only after `earlier` ends
 
-  std::size_t task_count() const { return boost::num_vertices(*graph_); }
+  std::size_t task_count() const { return tasks_.size(); }
   std::size_t resource_count() const { return resources_.size(); }
-  const Task& task(TaskId id) const { return (*graph_)[id]; }
+  const Task& task(TaskId id) const { return tasks_[id]; }
   const std::string& resource_name(ResourceId id) const { return resources_[id]; }
-  // Calls f(successor) for each task that depends on `id` (no allocation: the engine's hot path).
-  template <typename F>
-  void for_each_successor(TaskId id, F&& f) const {
-    for (auto [it, end] = boost::adjacent_vertices(id, *graph_); it != end; ++it) f(static_cast<TaskId>(*it));
-  }
-  // How many tasks each task waits for (one pass over the edges).
+  // How many tasks each task waits for.
   std::vector<std::size_t> predecessor_counts() const;
+  SuccessorGraph successors() const;
   // Memory held before the first task (model states resident for the whole step).
   double resident_bytes = 0.0;
 
@@ -67,8 +59,8 @@ class TaskGraph {
   void check_acyclic() const;
 
  private:
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, Task>;
-  std::unique_ptr<Graph> graph_;
+  std::vector<Task> tasks_;
+  std::vector<std::pair<TaskId, TaskId>> edges_;  // (earlier, later)
   std::vector<std::string> resources_;
 };
 
