@@ -59,14 +59,22 @@ TEST(RunCost, DeadlineProbability) {
 // Restart from the last checkpoint after a Poisson interruption, with downtime R during which
 // nothing fails: a segment of length s takes (1/lambda + R)(e^(lambda s) - 1) on average (the
 // classic restart model, e.g. Duda 1983). Without checkpoints the whole run is one segment.
-TEST(RunCost, MeanTimeMatchesTheRestartFormula) {
-  const double lambda = 0.1, restart = 0.5;
+constexpr double kLambda = 0.1, kRestartHours = 0.5;
+
+// Ten one-hour steps, Poisson interruptions at kLambda per hour, kRestartHours of downtime each.
+RunInputs restart_model_run() {
   RunInputs in;
   in.steps = 10;
   in.step_seconds = 3600.0;
-  in.restart_seconds = restart * 3600.0;
-  in.interruptions = InterruptionProcess::poisson(lambda);
+  in.restart_seconds = kRestartHours * 3600.0;
+  in.interruptions = InterruptionProcess::poisson(kLambda);
   in.trials = 40000;
+  return in;
+}
+
+TEST(RunCost, MeanTimeMatchesTheRestartFormula) {
+  const double lambda = kLambda, restart = kRestartHours;
+  RunInputs in = restart_model_run();
   const double whole = (1.0 / lambda + restart) * std::expm1(lambda * 10.0);
   EXPECT_NEAR(simulate_run(in).hours.mean, whole, 0.01 * whole);
 
@@ -83,13 +91,8 @@ TEST(RunCost, MeanTimeMatchesTheRestartFormula) {
 // restart formula above, the variance (compound geometric sum of truncated exponentials) matches the
 // Monte Carlo's spread, and Cantelli's bound is never below the Monte Carlo's probability.
 TEST(RunCost, ClosedFormMeanVarianceAndBoundAgreeWithTheMonteCarlo) {
-  const double lambda = 0.1, restart = 0.5;
-  RunInputs in;
-  in.steps = 10;
-  in.step_seconds = 3600.0;
-  in.restart_seconds = restart * 3600.0;
-  in.interruptions = InterruptionProcess::poisson(lambda);
-  in.trials = 40000;
+  const double lambda = kLambda, restart = kRestartHours;
+  RunInputs in = restart_model_run();
   in.checkpoint.interval_steps = 2;
   const double segmented = 5.0 * (1.0 / lambda + restart) * std::expm1(lambda * 2.0);
   EXPECT_NEAR(expected_run_hours(in), segmented, 1e-9 * segmented);

@@ -15,6 +15,13 @@ namespace {
 
 constexpr int kBadInput = 2;
 
+void add_monte_carlo_options(CLI::App& command, std::uint64_t& seed, int& trials, int& threads) {
+  command.add_option("--seed", seed, "Monte Carlo seed (same seed, same numbers)");
+  command.add_option("--trials", trials, "Monte Carlo trials (per configuration)")->check(CLI::Range(1, 10'000'000));
+  command.add_option("--threads", threads, "Worker threads (default: all cores); results do not depend on it")
+      ->check(CLI::Range(1, 1024));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -38,10 +45,7 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("--catalog", simulate.catalog, "Catalog folder (default: the bundled catalogs/)");
   simulate_cmd->add_option("--trace", simulate.trace, "Write the simulated step as a Chrome/Perfetto trace (JSON)");
   simulate_cmd->add_option("--profile", simulate.profile, "Calibration profile (measured collectives replace the analytical model)");
-  simulate_cmd->add_option("--seed", simulate.seed, "Monte Carlo seed (same seed, same numbers)");
-  simulate_cmd->add_option("--trials", simulate.trials, "Monte Carlo trials")->check(CLI::Range(1, 10'000'000));
-  simulate_cmd->add_option("--threads", threads, "Worker threads (default: all cores); results do not depend on it")
-      ->check(CLI::Range(1, 1024));
+  add_monte_carlo_options(*simulate_cmd, simulate.seed, simulate.trials, threads);
 
   preflight::cli::PlanCommandOptions plan;
   CLI::App* plan_cmd = app.add_subcommand("plan", "The cheapest configuration that fits, meets the deadline with the required probability and stays within budget, with its reasons");
@@ -51,10 +55,7 @@ int main(int argc, char** argv) {
   plan_cmd->add_option("--out", plan.out, "Write the output to this file instead of stdout");
   plan_cmd->add_option("--profile", plan.profile, "Calibration profile (measured collectives replace the analytical model)");
   plan_cmd->add_option("--catalog", plan.catalog, "Catalog folder (default: the bundled catalogs/)");
-  plan_cmd->add_option("--seed", plan.seed, "Monte Carlo seed (same seed, same answer)");
-  plan_cmd->add_option("--trials", plan.trials, "Monte Carlo trials per configuration")->check(CLI::Range(1, 10'000'000));
-  plan_cmd->add_option("--threads", threads, "Worker threads (default: all cores); results do not depend on it")
-      ->check(CLI::Range(1, 1024));
+  add_monte_carlo_options(*plan_cmd, plan.seed, plan.trials, threads);
 
   preflight::cli::ExportOptions exporter;
   CLI::App* export_cmd = app.add_subcommand("export", "Ready-to-use DeepSpeed JSON, Accelerate YAML or torchrun command for a config (default: the plan's winner)");
