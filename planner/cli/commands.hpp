@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace preflight::cli {
 
@@ -45,6 +47,27 @@ struct ExportOptions {
   std::string catalog;
 };
 
+struct SweepOutputOptions {
+  std::string format = "markdown";  // csv | json | markdown
+  std::string out;
+  std::string baseline;  // an earlier sweep's JSON
+  std::optional<double> max_cost_increase_pct;
+};
+
+struct SweepCommandOptions {
+  std::vector<std::string> inputs;  // scenario files and folders
+  std::string shard;                // "K/N"
+  std::string catalog;
+  std::uint64_t seed = 1;
+  int trials = 10000;
+  SweepOutputOptions output;
+};
+
+struct MergeOptions {
+  std::vector<std::string> shards;  // sweep JSON files
+  SweepOutputOptions output;
+};
+
 struct CatalogOptions {
   std::string what;  // gpus | instances | models
   std::string format = "table";
@@ -55,6 +78,8 @@ int run_check_command(const CheckOptions& options, std::ostream& out, std::ostre
 int run_simulate_command(const SimulateOptions& options, std::ostream& out, std::ostream& err);
 int run_plan_command(const PlanCommandOptions& options, std::ostream& out, std::ostream& err);
 int run_export_command(const ExportOptions& options, std::ostream& out, std::ostream& err);
+int run_sweep_command(const SweepCommandOptions& options, std::ostream& out, std::ostream& err);
+int run_merge_command(const MergeOptions& options, std::ostream& out, std::ostream& err);
 int run_catalog_command(const CatalogOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace preflight::cli

@@ -15,6 +15,15 @@ namespace {
 
 constexpr int kBadInput = 2;
 
+void add_sweep_output_options(CLI::App& command, preflight::cli::SweepOutputOptions& o) {
+  command.add_option("--format", o.format, "Output format")->check(CLI::IsMember({"csv", "json", "markdown"}));
+  command.add_option("--out", o.out, "Write the output to this file instead of stdout");
+  command.add_option("--baseline", o.baseline, "An earlier sweep's JSON: print the changes per scenario");
+  command.add_option("--max-cost-increase", o.max_cost_increase_pct,
+                     "With --baseline: fail (exit 1) when a scenario's expected cost rises by more than this percentage")
+      ->check(CLI::Range(0.0, 1e6));
+}
+
 void add_monte_carlo_options(CLI::App& command, std::uint64_t& seed, int& trials, int& threads) {
   command.add_option("--seed", seed, "Monte Carlo seed (same seed, same numbers)");
   command.add_option("--trials", trials, "Monte Carlo trials (per configuration)")->check(CLI::Range(1, 10'000'000));
@@ -67,6 +76,19 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--out", exporter.out, "Write the file here instead of stdout");
   export_cmd->add_option("--catalog", exporter.catalog, "Catalog folder (default: the bundled catalogs/)");
 
+  preflight::cli::SweepCommandOptions sweep;
+  CLI::App* sweep_cmd = app.add_subcommand("sweep", "Plan every scenario of files and folders, one row each; compare with a baseline and gate on cost");
+  sweep_cmd->add_option("inputs", sweep.inputs, "Scenario files and folders (searched for *.json)")->required();
+  sweep_cmd->add_option("--shard", sweep.shard, "Plan only slice K of N (K/N), for a CI matrix; join the slices with `merge`");
+  sweep_cmd->add_option("--catalog", sweep.catalog, "Catalog folder (default: the bundled catalogs/)");
+  add_monte_carlo_options(*sweep_cmd, sweep.seed, sweep.trials, threads);
+  add_sweep_output_options(*sweep_cmd, sweep.output);
+
+  preflight::cli::MergeOptions merge;
+  CLI::App* merge_cmd = app.add_subcommand("merge", "Join the JSON of sweep shards into the output of one sweep");
+  merge_cmd->add_option("shards", merge.shards, "Sweep JSON files (from `sweep --shard K/N --format json`)")->required();
+  add_sweep_output_options(*merge_cmd, merge.output);
+
   preflight::cli::CatalogOptions catalog;
   CLI::App* catalog_cmd = app.add_subcommand("catalog", "List the GPUs, instances or models in the catalog");
   catalog_cmd->add_option("what", catalog.what, "gpus, instances or models")
@@ -92,6 +114,8 @@ int main(int argc, char** argv) {
     if (*simulate_cmd) code = preflight::cli::run_simulate_command(simulate, out, std::cerr);
     if (*plan_cmd) code = preflight::cli::run_plan_command(plan, out, std::cerr);
     if (*export_cmd) code = preflight::cli::run_export_command(exporter, out, std::cerr);
+    if (*sweep_cmd) code = preflight::cli::run_sweep_command(sweep, out, std::cerr);
+    if (*merge_cmd) code = preflight::cli::run_merge_command(merge, out, std::cerr);
     if (*catalog_cmd) code = preflight::cli::run_catalog_command(catalog, out, std::cerr);
     std::cout << out.str();
     return code;

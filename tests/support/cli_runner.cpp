@@ -29,11 +29,14 @@ fs::path scratch_dir(const std::string& name) {
   return dir;
 }
 
-CliResult run_preflight(const std::string& args) {
+CliResult run_preflight(const std::string& args) { return run_preflight_in(fs::current_path(), args); }
+
+CliResult run_preflight_in(const fs::path& working_dir, const std::string& args) {
   const fs::path dir = scratch_dir("cli");
   const fs::path out = dir / "stdout";
   const fs::path err = dir / "stderr";
-  const std::string command = std::string(PREFLIGHT_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+  const std::string command = "cd '" + working_dir.string() + "' && " + std::string(PREFLIGHT_BINARY) + " " + args + " >" +
+                              out.string() + " 2>" + err.string();
   const int status = std::system(command.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -14,6 +14,8 @@ struct CliResult {
 
 // `args` is appended to the binary path as written (shell quoting is the caller's).
 CliResult run_preflight(const std::string& args);
+// The same from another working directory (for outputs that record relative paths).
+CliResult run_preflight_in(const std::filesystem::path& working_dir, const std::string& args);
 
 // A scratch folder for files a test writes; removed by the test fixture.
 std::filesystem::path scratch_dir(const std::string& name);

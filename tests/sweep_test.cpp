@@ -1,0 +1,144 @@
+// `preflight sweep` and `merge` as a CI job uses them: the same rows whatever the thread count or
+// sharding, golden outputs, a catalog price change showing up as the cost delta it must be and
+// tripping the gate, and infeasible scenarios failing the build with the reason.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.hpp"
+
+namespace preflight {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kSource = PREFLIGHT_SOURCE_DIR;
+constexpr const char* kFast = " --trials 2000";
+
+void compare_or_update(const fs::path& golden, const std::string& actual) {
+  if (const char* update = std::getenv("PREFLIGHT_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1") {
+    test::write_text(golden, actual);
+    return;
+  }
+  ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with PREFLIGHT_UPDATE_GOLDEN=1 to create it";
+  EXPECT_EQ(test::read_text(golden), actual) << "output differs from " << golden;
+}
+
+// One sweep of the bundled scenarios, shared by the tests below (it is the expensive part).
+const test::CliResult& bundled_sweep() {
+  static const test::CliResult r = test::run_preflight_in(kSource, std::string("sweep scenarios --format json") + kFast + " --threads 2");
+  return r;
+}
+
+TEST(Sweep, BundledScenariosGoldenInEveryFormat) {
+  const test::CliResult& r = bundled_sweep();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(json::parse(r.out).at("scenarios").size(), 20u);
+  compare_or_update(kSource / "tests/golden/sweep.json", r.out);
+  // `merge` of one complete sweep writes it in any format, as the sweep itself would.
+  const fs::path dir = test::scratch_dir("sweep-golden");
+  test::write_text(dir / "sweep.json", r.out);
+  for (const std::string format : {"csv", "markdown"}) {
+    const test::CliResult m = test::run_preflight("merge " + (dir / "sweep.json").string() + " --format " + format);
+    ASSERT_EQ(m.exit_code, 0) << m.err;
+    compare_or_update(kSource / ("tests/golden/sweep." + std::string(format == "csv" ? "csv" : "md")), m.out);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Sweep, SameRowsWithOneThread) {
+  const test::CliResult one = test::run_preflight_in(kSource, std::string("sweep scenarios --format json") + kFast + " --threads 1");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.out, bundled_sweep().out);
+}
+
+TEST(Sweep, ShardsMergeIntoTheWholeSweep) {
+  const fs::path dir = test::scratch_dir("sweep-shards");
+  std::string shards;
+  for (int k = 1; k <= 3; ++k) {
+    const std::string file = (dir / ("shard" + std::to_string(k) + ".json")).string();
+    const test::CliResult r = test::run_preflight_in(
+        kSource, "sweep scenarios --format json" + std::string(kFast) + " --shard " + std::to_string(k) + "/3 --out " + file);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_LT(json::parse(test::read_text(file)).at("scenarios").size(), json::parse(bundled_sweep().out).at("scenarios").size());
+    shards = file + " " + shards;  // any order
+  }
+  const test::CliResult merged = test::run_preflight("merge " + shards + "--format json");
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(merged.out, bundled_sweep().out);
+  fs::remove_all(dir);
+}
+
+// The spot price of the only machine a scenario may use rises by half in the catalog: the plan stays
+// the same, so its cost rises by exactly half, the baseline diff says so, and a 10% gate fails.
+TEST(Sweep, CatalogPriceChangeShowsUpAsTheCostDeltaAndTripsTheGate) {
+  const fs::path dir = test::scratch_dir("sweep-baseline");
+  const fs::path scenario = kSource / "scenarios/mistral-7b-qlora-single-l4.json";
+  const std::string baseline = (dir / "baseline.json").string();
+  const test::CliResult before = test::run_preflight("sweep " + scenario.string() + " --format json" + kFast + " --out " + baseline);
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+
+  fs::copy(kSource / "catalogs", dir / "catalogs", fs::copy_options::recursive);
+  json aws = json::parse(test::read_text(dir / "catalogs/instances/aws.json"));
+  for (json& instance : aws.at("instances")) {
+    if (instance.at("id") != "aws/g6.xlarge") continue;
+    for (json& quote : instance.at("prices")) {
+      if (quote.at("spot_usd_per_hour").is_number()) quote["spot_usd_per_hour"] = quote.at("spot_usd_per_hour").get<double>() * 1.5;
+    }
+  }
+  test::write_text(dir / "catalogs/instances/aws.json", aws.dump(2));
+  const std::string after_args = "sweep " + scenario.string() + kFast + " --catalog " + (dir / "catalogs").string() +
+                                 " --baseline " + baseline;
+
+  const test::CliResult diff = test::run_preflight(after_args + " --format json");
+  ASSERT_EQ(diff.exit_code, 0) << diff.err;
+  const json change = json::parse(diff.out).at("baseline").at(0);
+  EXPECT_EQ(change.at("change"), "changed");
+  EXPECT_FALSE(change.at("plan_changed").get<bool>());
+  EXPECT_NEAR(change.at("cost_delta_fraction").get<double>(), 0.5, 0.005);
+
+  const test::CliResult gated = test::run_preflight(after_args + " --max-cost-increase 10 --format markdown");
+  EXPECT_EQ(gated.exit_code, 1);
+  EXPECT_NE(gated.out.find("Gates failed: 1"), std::string::npos) << gated.out;
+  EXPECT_NE(gated.out.find("more than the 10.0% allowed"), std::string::npos) << gated.out;
+  EXPECT_NE(gated.err.find("gate failed: mistral-7b-qlora-single-l4"), std::string::npos) << gated.err;
+  EXPECT_EQ(test::run_preflight(after_args + " --max-cost-increase 60").exit_code, 0);
+  fs::remove_all(dir);
+}
+
+TEST(Sweep, InfeasibleScenarioFailsTheGateWithItsReason) {
+  const fs::path dir = test::scratch_dir("sweep-infeasible");
+  json s = json::parse(test::read_text(kSource / "scenarios/mistral-7b-full-spot-budget.json"));
+  s["constraints"]["budget_usd"] = 5;
+  test::write_text(dir / "tight.json", s.dump(2));
+  const test::CliResult r = test::run_preflight("sweep " + dir.string() + kFast + " --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_FALSE(j.at("scenarios").at(0).at("feasible").get<bool>());
+  EXPECT_TRUE(j.at("scenarios").at(0).at("over_budget").get<bool>());
+  EXPECT_FALSE(j.at("gates").at("passed").get<bool>());
+  EXPECT_NE(j.at("gates").at("failures").at(0).at("why").get<std::string>().find("over its budget of $5"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(Sweep, BadInputExitsTwo) {
+  EXPECT_EQ(test::run_preflight("sweep /nonexistent/scenarios").exit_code, 2);
+  const test::CliResult shard = test::run_preflight("sweep " + (kSource / "scenarios").string() + " --shard 3/2");
+  EXPECT_EQ(shard.exit_code, 2);
+  EXPECT_NE(shard.err.find("--shard"), std::string::npos) << shard.err;
+  EXPECT_TRUE(shard.out.empty());
+  const fs::path dir = test::scratch_dir("sweep-bad-merge");
+  test::write_text(dir / "a.json", R"({"scenarios": [], "seed": 1, "trials": 100})");
+  test::write_text(dir / "b.json", R"({"scenarios": [], "seed": 2, "trials": 100})");
+  const test::CliResult merge = test::run_preflight("merge " + (dir / "a.json").string() + " " + (dir / "b.json").string());
+  EXPECT_EQ(merge.exit_code, 2);
+  EXPECT_NE(merge.err.find("shards of one sweep"), std::string::npos) << merge.err;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace preflight
