@@ -7,7 +7,10 @@ packages=(
   g++ cmake ninja-build
   libboost-graph-dev libtbb-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libbenchmark-dev
+  libjs-chart.js
 )
+# `--test`: also what the tests need beyond the build (headless Chromium renders the HTML report).
+[ "${1:-}" = "--test" ] && packages+=(chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 build_dir=build
 [ "${1:-}" = "--sanitize" ] && build_dir=build-sanitize
+scripts/install-deps.sh --test
 scripts/build.sh "$@"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -30,7 +30,7 @@ struct SimulateOptions {
 
 struct PlanCommandOptions {
   std::string scenario;
-  std::string format = "table";  // table | json | csv | markdown
+  std::string format = "table";  // table | json | csv | markdown | html
   int top = 5;
   std::string out;  // write here (whole or not at all) instead of stdout
   std::string profile;

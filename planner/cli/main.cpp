@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   preflight::cli::PlanCommandOptions plan;
   CLI::App* plan_cmd = app.add_subcommand("plan", "The cheapest configuration that fits, meets the deadline with the required probability and stays within budget, with its reasons");
   plan_cmd->add_option("scenario", plan.scenario, "Scenario JSON file")->required();
-  plan_cmd->add_option("--format", plan.format, "Output format")->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
+  plan_cmd->add_option("--format", plan.format, "Output format")->check(CLI::IsMember({"table", "json", "csv", "markdown", "html"}));
   plan_cmd->add_option("--top", plan.top, "Alternatives to list besides the winner")->check(CLI::Range(0, 100));
   plan_cmd->add_option("--out", plan.out, "Write the output to this file instead of stdout");
   plan_cmd->add_option("--profile", plan.profile, "Calibration profile (measured collectives replace the analytical model)");

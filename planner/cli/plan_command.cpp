@@ -4,6 +4,8 @@
 #include "planner/cli/commands.hpp"
 #include "planner/io/calibration_profile_io.hpp"
 #include "planner/io/output_file.hpp"
+#include "planner/check/evaluation.hpp"
+#include "planner/report/html/plan_html.hpp"
 #include "planner/report/plan_report.hpp"
 
 namespace preflight::cli {
@@ -26,6 +28,10 @@ int run_plan_command(const PlanCommandOptions& options, std::ostream& out, std::
     text = plan_csv(scenario, plan);
   } else if (options.format == "markdown") {
     text = plan_markdown(scenario, plan);
+  } else if (options.format == "html") {
+    nlohmann::ordered_json trace;
+    if (plan.best) trace = evaluate(scenario, *plan.best->node, plan.best->config(), o.profile, true).trace;
+    text = plan_html(scenario, plan, trace);
   } else {
     text = plan_table(scenario, plan);
   }

@@ -103,6 +103,14 @@ RunOutcome simulate_run(const RunInputs& in) {
   }
   out.hours = distribution(hours);
   out.hours_at_target = percentile(hours, in.target_probability);
+  const auto [fastest, slowest] = std::minmax_element(hours.begin(), hours.end());
+  out.histogram_start_hours = *fastest;
+  out.histogram_bin_hours = (*slowest - *fastest) / kHistogramBins;
+  out.hours_histogram.assign(kHistogramBins, 0);
+  for (double h : hours) {
+    const int bin = out.histogram_bin_hours > 0.0 ? static_cast<int>((h - *fastest) / out.histogram_bin_hours) : 0;
+    ++out.hours_histogram[static_cast<std::size_t>(std::min(bin, kHistogramBins - 1))];
+  }
   out.usd = distribution(usd);
   out.interruptions_expected = interruptions / trials;
   out.p_meets_deadline = static_cast<double>(on_time) / trials;

@@ -6,6 +6,7 @@
 // whatever the thread count.
 
 #include <cstdint>
+#include <vector>
 
 #include "simulator/economics/checkpoint_plan.hpp"
 #include "simulator/economics/interruption_process.hpp"
@@ -33,12 +34,18 @@ struct Distribution {
   double p90 = 0.0;
 };
 
+inline constexpr int kHistogramBins = 30;
+
 struct RunOutcome {
   Distribution hours;
   Distribution usd;
   double interruptions_expected = 0.0;
   double p_meets_deadline = 1.0;
   double hours_at_target = 0.0;  // the deadline this run meets with the target probability
+  // Completion times as a histogram (kHistogramBins equal bins from the fastest trial to the slowest).
+  std::vector<int> hours_histogram;
+  double histogram_start_hours = 0.0;
+  double histogram_bin_hours = 0.0;
   double failure_free_hours = 0.0;  // compute plus checkpoint stalls, no interruption
 };
 
