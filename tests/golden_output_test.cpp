@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "support/cli_runner.hpp"
+#include "support/golden.hpp"
 
 namespace preflight {
 namespace {
@@ -23,15 +24,6 @@ std::vector<std::string> scenario_names() {
   return names;
 }
 
-void compare_or_update(const fs::path& golden, const std::string& actual) {
-  if (const char* update = std::getenv("PREFLIGHT_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1") {
-    test::write_text(golden, actual);
-    return;
-  }
-  ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with PREFLIGHT_UPDATE_GOLDEN=1 to create it";
-  EXPECT_EQ(test::read_text(golden), actual) << "output differs from " << golden;
-}
-
 class GoldenCheck : public ::testing::TestWithParam<std::string> {};
 
 // Every bundled scenario carries its own "config", so both commands run on it as users would.
@@ -42,7 +34,7 @@ TEST_P(GoldenCheck, CheckAndSimulateTableAndJsonMatch) {
     for (const std::string format : {"table", "json"}) {
       const test::CliResult r = test::run_preflight(command + " " + scenario + " --format " + format);
       ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
-      compare_or_update(golden / (GetParam() + "." + command + "." + (format == "json" ? "json" : "txt")), r.out);
+      test::compare_or_update(golden / (GetParam() + "." + command + "." + (format == "json" ? "json" : "txt")), r.out);
     }
   }
 }
@@ -63,7 +55,7 @@ TEST_P(GoldenCheck, PlanInEveryFormatMatches) {
     const test::CliResult r = test::run_preflight("plan " + scenario + " --format " + format);
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
     const std::string extension = format == "table" ? "txt" : format == "markdown" ? "md" : format;
-    compare_or_update(golden / (GetParam() + ".plan." + extension), format == "json" ? without_wall_time(r.out) : r.out);
+    test::compare_or_update(golden / (GetParam() + ".plan." + extension), format == "json" ? without_wall_time(r.out) : r.out);
   }
 }
 

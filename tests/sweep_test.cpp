@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.hpp"
+#include "support/golden.hpp"
 
 namespace preflight {
 namespace {
@@ -18,15 +19,6 @@ using nlohmann::json;
 
 const fs::path kSource = PREFLIGHT_SOURCE_DIR;
 constexpr const char* kFast = " --trials 2000";
-
-void compare_or_update(const fs::path& golden, const std::string& actual) {
-  if (const char* update = std::getenv("PREFLIGHT_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1") {
-    test::write_text(golden, actual);
-    return;
-  }
-  ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with PREFLIGHT_UPDATE_GOLDEN=1 to create it";
-  EXPECT_EQ(test::read_text(golden), actual) << "output differs from " << golden;
-}
 
 // One sweep of the bundled scenarios, shared by the tests below (it is the expensive part).
 const test::CliResult& bundled_sweep() {
@@ -38,14 +30,14 @@ TEST(Sweep, BundledScenariosGoldenInEveryFormat) {
   const test::CliResult& r = bundled_sweep();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GE(json::parse(r.out).at("scenarios").size(), 20u);
-  compare_or_update(kSource / "tests/golden/sweep.json", r.out);
+  test::compare_or_update(kSource / "tests/golden/sweep.json", r.out);
   // `merge` of one complete sweep writes it in any format, as the sweep itself would.
   const fs::path dir = test::scratch_dir("sweep-golden");
   test::write_text(dir / "sweep.json", r.out);
   for (const std::string format : {"csv", "markdown"}) {
     const test::CliResult m = test::run_preflight("merge " + (dir / "sweep.json").string() + " --format " + format);
     ASSERT_EQ(m.exit_code, 0) << m.err;
-    compare_or_update(kSource / ("tests/golden/sweep." + std::string(format == "csv" ? "csv" : "md")), m.out);
+    test::compare_or_update(kSource / ("tests/golden/sweep." + std::string(format == "csv" ? "csv" : "md")), m.out);
   }
   fs::remove_all(dir);
 }

@@ -60,11 +60,7 @@ int run_export_command(const ExportOptions& options, std::ostream& out, std::ost
   } catch (const InvalidConfig& error) {
     rethrow_at(chosen->source, error);
   }
-  if (options.out.empty()) {
-    out << text;
-  } else {
-    io::write_file_atomically(options.out, text);
-  }
+  io::write_output(options.out, text, out);
   if (!e.memory.fits()) err << "warning: this config does not fit in memory (see `preflight check`)\n";
   return 0;
 }

@@ -35,11 +35,7 @@ int run_plan_command(const PlanCommandOptions& options, std::ostream& out, std::
   } else {
     text = plan_table(scenario, plan);
   }
-  if (options.out.empty()) {
-    out << text;
-  } else {
-    io::write_file_atomically(options.out, text);
-  }
+  io::write_output(options.out, text, out);
   return plan.best ? 0 : 1;
 }
 

@@ -29,11 +29,7 @@ int write_sweep(const SweepDocument& sweep, const SweepOutputOptions& options, s
   } else {
     text = sweep_markdown(report);
   }
-  if (options.out.empty()) {
-    out << text;
-  } else {
-    io::write_file_atomically(options.out, text);
-  }
+  io::write_output(options.out, text, out);
   for (const GateFailure& g : report.gates) err << "gate failed: " << g.name << ": " << g.why << "\n";
   return report.gates.empty() ? 0 : 1;
 }

@@ -1,5 +1,7 @@
 #include "planner/io/output_file.hpp"
 
+#include <ostream>
+
 #include <fstream>
 #include <system_error>
 
@@ -25,6 +27,14 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
   if (error) {
     std::filesystem::remove(temporary, error);
     throw InputError(file.string(), "", "a path that cannot be written (" + error.message() + ")", "a writable file path");
+  }
+}
+
+void write_output(const std::string& file, const std::string& text, std::ostream& out) {
+  if (file.empty()) {
+    out << text;
+  } else {
+    write_file_atomically(file, text);
   }
 }
 

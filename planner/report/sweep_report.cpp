@@ -10,13 +10,6 @@ namespace preflight {
 
 namespace {
 
-std::string csv_cell(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
-
 std::string md(const std::string& text) {
   std::string out;
   for (char ch : text) {

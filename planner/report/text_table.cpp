@@ -48,4 +48,11 @@ std::string percent(double fraction, int decimals) {
   return (fraction >= 0.0 ? "+" : "") + fixed(fraction * 100.0, decimals) + "%";
 }
 
+std::string csv_cell(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
 }  // namespace preflight

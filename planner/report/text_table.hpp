@@ -23,5 +23,6 @@ class TextTable {
 std::string gib(double bytes);                 // "12.55 GiB"
 std::string percent(double fraction, int decimals = 0);  // "+33%"
 std::string fixed(double value, int decimals);
+std::string csv_cell(const std::string& text);  // quoted (RFC 4180) when it holds a comma, quote or newline
 
 }  // namespace preflight

@@ -65,9 +65,9 @@ std::vector<std::string> shard_files(const std::vector<std::string>& files, cons
 }
 
 SweepDocument run_sweep(const std::vector<std::string>& files, const Catalog& catalog, const SweepOptions& options) {
-  std::vector<Scenario> scenarios;
-  scenarios.reserve(files.size());
-  for (const std::string& f : files) scenarios.push_back(load_scenario(f, catalog));
+  // Every file is read once up front so bad input fails the sweep before any planning, and again by
+  // the worker that plans it, so no more than one scenario per thread is held at a time.
+  for (const std::string& f : files) load_scenario(f, catalog);
 
   SweepDocument sweep;
   sweep.seed = options.run.seed;
@@ -78,7 +78,8 @@ SweepDocument run_sweep(const std::vector<std::string>& files, const Catalog& ca
   tbb::parallel_for(std::size_t{0}, files.size(), [&](std::size_t i) {
     PlanOptions o;
     o.run = options.run;
-    sweep.rows[i] = sweep_row(files[i], scenarios[i], search_plan(scenarios[i], catalog, o));
+    const Scenario scenario = load_scenario(files[i], catalog);
+    sweep.rows[i] = sweep_row(files[i], scenario, search_plan(scenario, catalog, o));
     if (options.progress) {
       const std::lock_guard<std::mutex> lock(progress);
       options.progress(++done, files.size());

@@ -42,7 +42,7 @@ struct SweepOptions {
   std::function<void(std::size_t, std::size_t)> progress;
 };
 
-// Loads every scenario first (bad input fails the sweep before any planning), then plans them in
+// Checks every scenario first (bad input fails the sweep before any planning), then plans them in
 // parallel. Only the rows are kept, so memory stays flat however many scenarios there are.
 SweepDocument run_sweep(const std::vector<std::string>& files, const Catalog& catalog, const SweepOptions& options);
 
