@@ -20,8 +20,9 @@ Evaluation evaluate(const Scenario& scenario, const NodeSpec& node, const Strate
   const AnalyticalCollectives analytical(
       {node.intra_node_bytes_per_second_per_gpu, node.inter_node_bits_per_second / 8.0,
        node.intra_node_link != IntraNodeLink::pcie});
-  const MeasuredCollectives measured(profile != nullptr ? profile->collectives : std::vector<CollectiveTable>{},
-                                     &analytical);
+  // A profile describes one machine type: its measurements apply to machines with its GPU.
+  const CalibrationProfile* mine = profile != nullptr && profile->applies_to(node.gpu.id) ? profile : nullptr;
+  const MeasuredCollectives measured(mine != nullptr ? mine->collectives : std::vector<CollectiveTable>{}, &analytical);
   StepInputs in;
   in.model = &scenario.model;
   in.job = &scenario.training;
@@ -29,6 +30,7 @@ Evaluation evaluate(const Scenario& scenario, const NodeSpec& node, const Strate
   in.node = &node;
   in.collectives = &measured;
   in.memory = e.memory;
+  in.profile = mine;
   try {
     StepSimulation sim = simulate_step(in, with_trace);
     e.trace = std::move(sim.trace);

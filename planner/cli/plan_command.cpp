@@ -16,7 +16,7 @@ int run_plan_command(const PlanCommandOptions& options, std::ostream& out, std::
   std::optional<CalibrationProfile> profile;
   if (!options.profile.empty()) profile = io::read_calibration_profile(options.profile);
   PlanOptions o;
-  o.run = {options.seed, options.trials};
+  o.run = {options.seed, options.trials, profile ? &*profile : nullptr};
   o.top = options.top;
   o.profile = profile ? &*profile : nullptr;
   const Plan plan = search_plan(scenario, catalog, o);

@@ -74,7 +74,7 @@ int run_simulate_command(const SimulateOptions& options, std::ostream& out, std:
   if (!e.step) rethrow_at(source, InvalidConfig("instance", e.step_unavailable));
   RunEstimate run;
   try {
-    run = estimate_run(scenario, node, config, e.step->seconds(), {options.seed, options.trials});
+    run = estimate_run(scenario, node, config, e.step->seconds(), {options.seed, options.trials, profile ? &*profile : nullptr});
   } catch (const InvalidConfig& error) {
     rethrow_at(source, error);
   }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "planner/io/json_reader.hpp"
+#include "simulator/calibration/matmul_rates.hpp"
 #include "simulator/core/errors.hpp"
 
 namespace preflight::io {
@@ -39,13 +40,81 @@ CollectiveTable read_table(const nlohmann::json& j, const std::string& file, con
   return t;
 }
 
+Precision parse_dtype(const std::string& s) {
+  if (s == "fp32") return Precision::fp32;
+  if (s == "fp16") return Precision::fp16;
+  if (s == "fp8") return Precision::fp8;
+  return Precision::bf16;
+}
+
+constexpr double kG = 1e9;
+constexpr NumberRule kGBps{0.0, 1e6, true, "GB/s"};
+
+std::optional<double> optional_rate(ObjectReader& r, std::string_view key, const NumberRule& rule, double scale) {
+  const std::optional<double> v = r.optional_number(key, rule);
+  return v ? std::optional<double>(*v * scale) : std::nullopt;
+}
+
+void read_matmul(ObjectReader& r, CalibrationProfile& p) {
+  const nlohmann::json& list = r.raw("matmul");
+  if (!list.is_array()) r.fail("matmul", "a list of {dtype, m, n, k, tflops} measurements");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    ObjectReader m(list[i], r.file(), "$.matmul[" + std::to_string(i) + "]");
+    MatmulMeasurement x;
+    x.precision = parse_dtype(m.choice("dtype", {"fp32", "bf16", "fp16", "fp8"}));
+    x.m = m.integer("m", 1, 1 << 24);
+    x.n = m.integer("n", 1, 1 << 24);
+    x.k = m.integer("k", 1, 1 << 24);
+    x.flops_per_second = m.number("tflops", {0.0, 1e5, true, "TFLOP/s"}) * 1e12;
+    m.finish();
+    p.matmul.push_back(x);
+  }
+  for (Precision precision : {Precision::fp32, Precision::bf16, Precision::fp16, Precision::fp8}) {
+    try {
+      MatmulRates::from(p.matmul, precision);
+    } catch (const InvalidConfig& e) {
+      r.fail("matmul", std::string("a full grid of m x n x k per dtype (") + e.what() + ")");
+    }
+  }
+}
+
+void read_gpu_bandwidths(ObjectReader& r, CalibrationProfile& p) {
+  if (std::optional<ObjectReader> d = r.optional_object("device_memory")) {
+    p.device_memory.copy_bytes_per_second = optional_rate(*d, "copy_GBps", kGBps, kG);
+    p.device_memory.triad_bytes_per_second = optional_rate(*d, "triad_GBps", kGBps, kG);
+    d->finish();
+  }
+  if (std::optional<ObjectReader> h = r.optional_object("host_device")) {
+    p.host_device.h2d_pinned_bytes_per_second = optional_rate(*h, "h2d_pinned_GBps", kGBps, kG);
+    p.host_device.d2h_pinned_bytes_per_second = optional_rate(*h, "d2h_pinned_GBps", kGBps, kG);
+    p.host_device.h2d_pageable_bytes_per_second = optional_rate(*h, "h2d_pageable_GBps", kGBps, kG);
+    p.host_device.d2h_pageable_bytes_per_second = optional_rate(*h, "d2h_pageable_GBps", kGBps, kG);
+    h->finish();
+  }
+}
+
+void read_host(ObjectReader& r, CalibrationProfile& p) {
+  std::optional<ObjectReader> h = r.optional_object("host");
+  if (!h) return;
+  p.host.threads = static_cast<int>(h->integer("threads", 1, 1 << 20));
+  p.host.checkpoint_write_bytes_per_second = optional_rate(*h, "checkpoint_write_GBps", kGBps, kG);
+  p.host.checkpoint_read_bytes_per_second = optional_rate(*h, "checkpoint_read_GBps", kGBps, kG);
+  p.host.cpu_adam_params_per_second = optional_rate(*h, "cpu_adam_Mparams_per_s", {0.0, 1e9, true, "million parameters/s"}, 1e6);
+  p.host.memory_bytes_per_second = optional_rate(*h, "memory_GBps", kGBps, kG);
+  h->finish();
+}
+
+void put(nlohmann::ordered_json& j, const char* key, const std::optional<double>& v, double scale) {
+  if (v) j[key] = *v / scale;
+}
+
 }  // namespace
 
 CalibrationProfile parse_calibration_profile(const nlohmann::json& json, const std::string& file) {
   ObjectReader r(json, file, "$");
   const std::int64_t version = r.integer("schema_version", 1, 1000);
-  if (version != CalibrationProfile::kSchemaVersion) {
-    r.fail("schema_version", std::to_string(CalibrationProfile::kSchemaVersion) + " (this preflight's profile schema)");
+  if (version != 1 && version != CalibrationProfile::kSchemaVersion) {
+    r.fail("schema_version", "1 or " + std::to_string(CalibrationProfile::kSchemaVersion) + " (the profile schemas this preflight reads)");
   }
   CalibrationProfile p;
   ObjectReader m = r.object("machine");
@@ -58,6 +127,11 @@ CalibrationProfile parse_calibration_profile(const nlohmann::json& json, const s
   m.finish();
   p.measured_at = r.string("measured_at");
   p.source = r.string("source");
+  if (version >= 2) {
+    if (r.has("matmul")) read_matmul(r, p);
+    read_gpu_bandwidths(r, p);
+    read_host(r, p);
+  }
   if (r.has("collectives")) {
     const nlohmann::json& list = r.raw("collectives");
     if (!list.is_array()) r.fail("collectives", "a list of measured collective tables");
@@ -84,6 +158,31 @@ nlohmann::ordered_json calibration_profile_json(const CalibrationProfile& p) {
   j["machine"] = machine;
   j["measured_at"] = p.measured_at;
   j["source"] = p.source;
+  if (!p.matmul.empty()) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const MatmulMeasurement& m : p.matmul) {
+      list.push_back({{"dtype", to_string(m.precision)}, {"m", m.m}, {"n", m.n}, {"k", m.k}, {"tflops", m.flops_per_second / 1e12}});
+    }
+    j["matmul"] = list;
+  }
+  nlohmann::ordered_json device = nlohmann::ordered_json::object(), link = nlohmann::ordered_json::object(),
+                         host = nlohmann::ordered_json::object();
+  put(device, "copy_GBps", p.device_memory.copy_bytes_per_second, kG);
+  put(device, "triad_GBps", p.device_memory.triad_bytes_per_second, kG);
+  put(link, "h2d_pinned_GBps", p.host_device.h2d_pinned_bytes_per_second, kG);
+  put(link, "d2h_pinned_GBps", p.host_device.d2h_pinned_bytes_per_second, kG);
+  put(link, "h2d_pageable_GBps", p.host_device.h2d_pageable_bytes_per_second, kG);
+  put(link, "d2h_pageable_GBps", p.host_device.d2h_pageable_bytes_per_second, kG);
+  if (!device.empty()) j["device_memory"] = device;
+  if (!link.empty()) j["host_device"] = link;
+  if (p.host.threads > 0) {
+    host["threads"] = p.host.threads;
+    put(host, "checkpoint_write_GBps", p.host.checkpoint_write_bytes_per_second, kG);
+    put(host, "checkpoint_read_GBps", p.host.checkpoint_read_bytes_per_second, kG);
+    put(host, "cpu_adam_Mparams_per_s", p.host.cpu_adam_params_per_second, 1e6);
+    put(host, "memory_GBps", p.host.memory_bytes_per_second, kG);
+    j["host"] = host;
+  }
   nlohmann::ordered_json tables = nlohmann::ordered_json::array();
   for (const CollectiveTable& t : p.collectives) {
     nlohmann::ordered_json points = nlohmann::ordered_json::array();

@@ -68,7 +68,11 @@ RunEstimate prepare_run(const Scenario& s, const NodeSpec& node, const StrategyC
   const double mtbi_seconds = no_checkpoints ? std::numeric_limits<double>::infinity()
                                              : 3600.0 / (r.job_interruptions_per_hour + failures_per_hour);
   const std::optional<double> interval = no_checkpoints ? std::nullopt : c.checkpoint_interval_minutes;
-  r.checkpoint = plan_checkpoints(ckpt_bytes, s.checkpoint.settings, writers, node.gpus_per_node, step_seconds,
+  CheckpointSettings settings = s.checkpoint.settings;
+  if (!settings.write_bytes_per_second_per_node && options.profile != nullptr && options.profile->applies_to(node.gpu.id)) {
+    settings.write_bytes_per_second_per_node = options.profile->host.checkpoint_write_bytes_per_second;
+  }
+  r.checkpoint = plan_checkpoints(ckpt_bytes, settings, writers, node.gpus_per_node, step_seconds,
                                   mtbi_seconds, interval);
 
   if (s.checkpoint.settings.storage == CheckpointStorage::local_nvme) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "planner/scenario/scenario.hpp"
+#include "simulator/calibration/calibration_profile.hpp"
 #include "simulator/economics/checkpoint_plan.hpp"
 #include "simulator/economics/pricing.hpp"
 #include "simulator/economics/run_monte_carlo.hpp"
@@ -16,6 +17,9 @@ namespace preflight {
 struct RunOptions {
   std::uint64_t seed = 1;
   int trials = 10000;
+  // A profile of the machine: its measured checkpoint write and read bandwidth replace the named
+  // defaults unless the scenario states `checkpoint.write_GBps`.
+  const CalibrationProfile* profile = nullptr;
 };
 
 struct RunEstimate {

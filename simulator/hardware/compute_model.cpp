@@ -26,13 +26,19 @@ double peak_flops(const GpuSpec& gpu, Precision precision) {
   return *tflops * 1e12;
 }
 
-DeviceRates device_rates(const GpuSpec& gpu, Precision precision) {
-  return {peak_flops(gpu, precision) * cd::kMatmulPeakFraction,
-          gpu.memory_bandwidth_bytes_per_second * cd::kMemoryBandwidthFraction, cd::kKernelFloorSeconds};
+DeviceRates device_rates(const GpuSpec& gpu, Precision precision, const CalibrationProfile* profile) {
+  DeviceRates r{peak_flops(gpu, precision) * cd::kMatmulPeakFraction,
+                gpu.memory_bandwidth_bytes_per_second * cd::kMemoryBandwidthFraction, cd::kKernelFloorSeconds, std::nullopt};
+  if (profile == nullptr || !profile->applies_to(gpu.id)) return r;
+  r.measured_matmul = MatmulRates::from(profile->matmul, precision);
+  if (profile->device_memory.copy_bytes_per_second) r.memory_bytes_per_second = *profile->device_memory.copy_bytes_per_second;
+  return r;
 }
 
 double kernel_seconds(const Kernel& k, const DeviceRates& r) {
-  return std::max({k.flops / r.matmul_flops_per_second, k.bytes / r.memory_bytes_per_second, r.kernel_floor_seconds});
+  const double matmul_rate =
+      r.measured_matmul && k.m > 0.0 ? r.measured_matmul->flops_per_second(k.m, k.n, k.k) : r.matmul_flops_per_second;
+  return std::max({k.flops / matmul_rate, k.bytes / r.memory_bytes_per_second, r.kernel_floor_seconds});
 }
 
 void PassCost::add(const Kernel& k, const DeviceRates& rates) {
@@ -47,7 +53,7 @@ double activation_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; 
 
 // A (m x k) x (k x n) matmul, `batch` times, in `a`-byte elements.
 Kernel gemm(double m, double n, double k, double a, double batch = 1.0) {
-  return {2.0 * m * n * k * batch, a * (m * k + k * n + m * n) * batch};
+  return {2.0 * m * n * k * batch, a * (m * k + k * n + m * n) * batch, m, n, k};
 }
 
 // Forward GEMM plus, in backward, the input gradient and (unless frozen) the weight gradient.

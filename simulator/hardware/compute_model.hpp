@@ -4,7 +4,10 @@
 // HBM bandwidth, and no kernel faster than the host can issue it.
 
 #include <cstdint>
+#include <optional>
 
+#include "simulator/calibration/calibration_profile.hpp"
+#include "simulator/calibration/matmul_rates.hpp"
 #include "simulator/hardware/gpu_spec.hpp"
 #include "simulator/memory/parameter_footprint.hpp"
 #include "simulator/model/model_spec.hpp"
@@ -16,18 +19,25 @@ struct DeviceRates {
   double matmul_flops_per_second = 0.0;
   double memory_bytes_per_second = 0.0;
   double kernel_floor_seconds = 0.0;
+  std::optional<MatmulRates> measured_matmul;  // from a calibration profile: replaces the rate above by shape
 };
 
 // Peak matmul FLOP/s of the GPU for the job's precision; throws InvalidConfig("instance", ...) when
 // the catalog has no published figure.
 double peak_flops(const GpuSpec& gpu, Precision precision);
 
-// Throws InvalidConfig("instance", ...) when the catalog has no peak for the precision.
-DeviceRates device_rates(const GpuSpec& gpu, Precision precision);
+// Throws InvalidConfig("instance", ...) when the catalog has no peak for the precision. With a
+// profile of this GPU, its measured matmul rates (by shape) and device memory bandwidth replace the
+// peak x kMatmulPeakFraction and datasheet x kMemoryBandwidthFraction defaults.
+DeviceRates device_rates(const GpuSpec& gpu, Precision precision, const CalibrationProfile* profile = nullptr);
 
 struct Kernel {
   double flops = 0.0;
   double bytes = 0.0;
+  // A matmul's shape (per batch for batched GEMMs); zero for memory-bound kernels.
+  double m = 0.0;
+  double n = 0.0;
+  double k = 0.0;
 };
 
 double kernel_seconds(const Kernel& kernel, const DeviceRates& rates);

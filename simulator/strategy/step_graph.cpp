@@ -27,7 +27,7 @@ class StepBuilder {
         job_(*in.job),
         c_(in.config),
         scheme_(sharding_scheme(in.config.sharding)),
-        rates_(device_rates(in.node->gpu, in.job->precision)),
+        rates_(device_rates(in.node->gpu, in.job->precision, in.profile)),
         footprint_(parameter_footprint(*in.model, *in.job)),
         bytes_(state_bytes(in.job->precision, in.job->optimizer, in.job->method != Method::full)) {
     LayerCostInputs lc;
@@ -102,13 +102,32 @@ class StepBuilder {
     std::vector<TaskId> computed;       // compute tasks in order, to bound prefetch to one layer ahead
   };
 
+  // The profile's measurement of this machine where it has one, else the named default.
+  const HostDeviceMeasurement* measured_link() const {
+    return in_.profile != nullptr && in_.profile->applies_to(in_.node->gpu.id) ? &in_.profile->host_device : nullptr;
+  }
+  double host_to_device_bytes_per_second() const {
+    const HostDeviceMeasurement* m = measured_link();
+    return m != nullptr && m->h2d_pinned_bytes_per_second ? *m->h2d_pinned_bytes_per_second : host_defaults::kHostLinkBytesPerSecond;
+  }
+  double device_to_host_bytes_per_second() const {
+    const HostDeviceMeasurement* m = measured_link();
+    return m != nullptr && m->d2h_pinned_bytes_per_second ? *m->d2h_pinned_bytes_per_second : host_defaults::kHostLinkBytesPerSecond;
+  }
+  double cpu_adam_params_per_second() const {
+    if (in_.profile != nullptr && in_.profile->applies_to(in_.node->gpu.id) && in_.profile->host.cpu_adam_params_per_second) {
+      return *in_.profile->host.cpu_adam_params_per_second;
+    }
+    return host_defaults::kCpuAdamParamsPerSecondPerVcpu * std::max(in_.node->vcpus, 1);
+  }
+
   // Streams a layer's parameters in from the host (parameter offload) and gathers its shards
   // (ZeRO-3/FSDP) ahead of its compute; returns the task the compute must wait for.
   std::optional<TaskId> fetch_layer(Pass& p, int layer, std::string_view gather_name, std::optional<TaskId> start) {
     std::optional<TaskId> ready;
     if (c_.offload.params != OffloadTarget::none) {
       const TaskId copy = add(TaskKind::copy, "params in", layer, h2d_,
-                              layer_weight_bytes() / in_.memory.shard_degree / host_defaults::kHostLinkBytesPerSecond);
+                              layer_weight_bytes() / in_.memory.shard_degree / host_to_device_bytes_per_second());
       after(copy, start);
       if (p.computed.size() >= 2) after(copy, p.computed[p.computed.size() - 2]);
       ready = copy;
@@ -251,11 +270,10 @@ class StepBuilder {
     };
     TaskId step;
     if (c_.offload.optimizer != OffloadTarget::none) {
-      const double link = host_defaults::kHostLinkBytesPerSecond;
-      const TaskId down = add(TaskKind::copy, "grads to host", -1, d2h_, bytes_.grads * partition / link);
+      const TaskId down = add(TaskKind::copy, "grads to host", -1, d2h_, bytes_.grads * partition / device_to_host_bytes_per_second());
       after_syncs(down);
       const double ranks = in_.node->gpus_per_node;
-      double cpu_seconds = partition * ranks / (host_defaults::kCpuAdamParamsPerSecondPerVcpu * std::max(in_.node->vcpus, 1));
+      double cpu_seconds = partition * ranks / cpu_adam_params_per_second();
       if (c_.offload.optimizer == OffloadTarget::nvme) {
         // ZeRO-Infinity swaps the partition's optimizer state and fp32 gradients in and out.
         const double swapped = (bytes_.optimizer() + 4.0) * partition * ranks;
@@ -263,7 +281,7 @@ class StepBuilder {
       }
       const TaskId adam = add(TaskKind::optimizer, "optimizer step (cpu)", -1, cpu_, cpu_seconds);
       after(adam, down);
-      step = add(TaskKind::copy, "params to device", -1, h2d_, bytes_.weights * partition / link);
+      step = add(TaskKind::copy, "params to device", -1, h2d_, bytes_.weights * partition / host_to_device_bytes_per_second());
       after(step, adam);
     } else {
       step = add(TaskKind::optimizer, "optimizer step", -1, compute_, optimizer_step_seconds(partition, bytes_, rates_));

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "simulator/calibration/calibration_profile.hpp"
 #include "simulator/engine/task_graph.hpp"
 #include "simulator/hardware/collective_model.hpp"
 #include "simulator/hardware/node_spec.hpp"
@@ -33,6 +34,9 @@ struct StepInputs {
   // DDP and ZeRO-1/2 reduce gradients in buckets as backward produces them (PyTorch DDP: 25 MB;
   // DeepSpeed: reduce_bucket_size); false: one all-reduce after backward (Megatron without bucketing).
   bool overlap_gradient_sync = true;
+  // Measurements that replace the named defaults where it has them and describes this GPU: matmul
+  // rates by shape, device memory bandwidth, host<->device bandwidth, CPU optimizer throughput.
+  const CalibrationProfile* profile = nullptr;
 };
 
 struct StepGraph {

@@ -1,0 +1,89 @@
+// preflight-calibrate: measures the machine it runs on and writes a calibration profile
+// (simulator/calibration/calibration_profile.hpp) that `plan`, `simulate` and `sweep` use with
+// --profile in place of named defaults. Exit codes: 0 profile written, 2 bad usage or a failed
+// measurement (the message says which).
+//
+// This build measures the host: checkpoint write/read bandwidth, the CPU AdamW step of optimizer
+// offload, host memory bandwidth. The GPU benchmarks (cuBLASLt matmuls, HBM, host<->device copies,
+// NCCL collectives) fill the same profile's other sections; until they run on this machine the
+// profile carries none, and the simulator keeps its defaults for them.
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "calibrate/host/host_benchmarks.hpp"
+#include "planner/catalog/catalog.hpp"
+#include "planner/io/calibration_profile_io.hpp"
+#include "planner/io/output_file.hpp"
+#include "simulator/core/errors.hpp"
+
+namespace {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown";
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"preflight-calibrate: measure this machine and write a calibration profile"};
+  std::string out;
+  std::string gpu;
+  std::string checkpoint_dir = std::filesystem::temp_directory_path().string();
+  bool quick = false;
+  app.add_option("--out", out, "Write the profile here (default: stdout)");
+  app.add_option("--gpu", gpu, "Catalog id of this machine's GPU (`preflight catalog gpus`): the profile applies to machines with it");
+  app.add_option("--checkpoint-dir", checkpoint_dir, "Where to time checkpoint writes: the storage checkpoints will use");
+  app.add_flag("--quick", quick, "Smaller buffers and fewer repetitions");
+  app.set_version_flag("--version", PREFLIGHT_VERSION);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    if (!gpu.empty()) {
+      const preflight::Catalog catalog = preflight::Catalog::load(preflight::Catalog::default_dir());
+      if (catalog.find_gpu(gpu) == nullptr) {
+        throw preflight::InputError("--gpu", "$", "\"" + gpu + "\"", "a catalog GPU id: " + catalog.gpu_ids_text());
+      }
+    }
+    preflight::CalibrationProfile p;
+    p.machine.gpu = gpu;
+    p.machine.host_cpu = cpu_model();
+    p.measured_at = utc_now();
+    std::ostringstream how;
+    how << "preflight-calibrate " << PREFLIGHT_VERSION << (quick ? " --quick" : "") << ", checkpoints in " << checkpoint_dir
+        << "; host benchmarks only (no GPU benchmarks in this build)";
+    p.source = how.str();
+    std::cerr << "preflight-calibrate: measuring host memory, CPU AdamW and checkpoint bandwidth"
+              << (quick ? " (quick)" : "") << "...\n";
+    p.host = preflight::calibrate::measure_host({quick, checkpoint_dir});
+    preflight::io::write_output(out, preflight::io::calibration_profile_json(p).dump(2) + "\n", std::cout);
+    return 0;
+  } catch (const preflight::InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  }
+  return 2;
+}

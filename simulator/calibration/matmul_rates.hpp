@@ -1,0 +1,32 @@
+#pragma once
+// Achieved matmul throughput by shape, from a calibration profile's measurements of one precision.
+// The measurements must form a full grid over the m, n and k values measured (what
+// preflight-calibrate times); between grid points the rate is interpolated trilinearly in
+// log2(m), log2(n), log2(k) - GEMM efficiency varies with the logarithm of the dimensions (tile and
+// wave quantization, the fixed cost of a launch) far more evenly than with the dimensions. Outside
+// the grid the nearest edge is used, and the shape is reported as outside.
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "simulator/calibration/calibration_profile.hpp"
+
+namespace preflight {
+
+class MatmulRates {
+ public:
+  // Throws InvalidConfig("matmul", ...) when the points of `precision` are not a full grid.
+  // Empty when the profile has no measurement of `precision`.
+  static std::optional<MatmulRates> from(const std::vector<MatmulMeasurement>& points, Precision precision);
+
+  double flops_per_second(double m, double n, double k) const;
+  bool covers(double m, double n, double k) const;
+
+ private:
+  std::array<std::vector<double>, 3> axes_;  // log2 of the measured m, n, k values, ascending
+  std::vector<double> rates_;                // flops/s at (i, j, l), index (i * n + j) * k + l
+};
+
+}  // namespace preflight
