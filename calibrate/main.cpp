@@ -3,10 +3,10 @@
 // --profile in place of named defaults. Exit codes: 0 profile written, 2 bad usage or a failed
 // measurement (the message says which).
 //
-// This build measures the host: checkpoint write/read bandwidth, the CPU AdamW step of optimizer
-// offload, host memory bandwidth. The GPU benchmarks (cuBLASLt matmuls, HBM, host<->device copies,
-// NCCL collectives) fill the same profile's other sections; until they run on this machine the
-// profile carries none, and the simulator keeps its defaults for them.
+// Host benchmarks (checkpoint write/read bandwidth, the CPU AdamW step of optimizer offload, host
+// memory bandwidth) run everywhere. GPU benchmarks (cuBLASLt matmuls, device memory, host<->device
+// copies, NCCL collectives) are built where the CUDA toolkit is found and run when a GPU is visible;
+// without one the profile has the host sections only (exit 0), unless --gpus demanded GPUs (exit 3).
 
 #include <chrono>
 #include <ctime>
@@ -18,6 +18,9 @@
 #include <CLI/CLI.hpp>
 
 #include "calibrate/host/host_benchmarks.hpp"
+#if PREFLIGHT_WITH_GPU
+#include "calibrate/gpu/gpu_benchmarks.hpp"
+#endif
 #include "planner/catalog/catalog.hpp"
 #include "planner/io/calibration_profile_io.hpp"
 #include "planner/io/output_file.hpp"
@@ -50,7 +53,10 @@ int main(int argc, char** argv) {
   std::string gpu;
   std::string checkpoint_dir = std::filesystem::temp_directory_path().string();
   bool quick = false;
+  int gpus = 0;
   app.add_option("--out", out, "Write the profile here (default: stdout)");
+  app.add_option("--gpus", gpus, "Use this many GPUs and fail (exit 3) when fewer are visible; default: all visible, if any")
+      ->check(CLI::Range(1, 4096));
   app.add_option("--gpu", gpu, "Catalog id of this machine's GPU (`preflight catalog gpus`): the profile applies to machines with it");
   app.add_option("--checkpoint-dir", checkpoint_dir, "Where to time checkpoint writes: the storage checkpoints will use");
   app.add_flag("--quick", quick, "Smaller buffers and fewer repetitions");
@@ -72,8 +78,39 @@ int main(int argc, char** argv) {
     p.machine.host_cpu = cpu_model();
     p.measured_at = utc_now();
     std::ostringstream how;
-    how << "preflight-calibrate " << PREFLIGHT_VERSION << (quick ? " --quick" : "") << ", checkpoints in " << checkpoint_dir
-        << "; host benchmarks only (no GPU benchmarks in this build)";
+    how << "preflight-calibrate " << PREFLIGHT_VERSION << (quick ? " --quick" : "") << ", checkpoints in " << checkpoint_dir;
+#if PREFLIGHT_WITH_GPU
+    std::string why;
+    const auto measured = preflight::calibrate::measure_gpus({quick, gpus, quick ? 120.0 : 600.0}, why);
+    if (measured) {
+      const std::string detected = measured->machine.gpu;
+      p.machine = measured->machine;
+      p.machine.host_cpu = cpu_model();
+      if (!gpu.empty()) p.machine.gpu = gpu;
+      if (p.machine.gpu.empty()) {
+        throw preflight::InputError("--gpu", "$", "nothing (\"" + measured->device_name + "\" is not a catalog GPU name)",
+                                    "the catalog id of this GPU (`preflight catalog gpus`)");
+      }
+      p.matmul = measured->matmul;
+      p.device_memory = measured->device_memory;
+      p.host_device = measured->host_device;
+      p.collectives = measured->collectives;
+      how << "; " << p.machine.gpu_count << " x " << measured->device_name;
+      for (const std::string& note : measured->notes) how << "; " << note;
+    } else if (gpus > 0) {
+      std::cerr << "error: --gpus " << gpus << ": " << why << "\n";
+      return 3;
+    } else {
+      std::cerr << "preflight-calibrate: " << why << ": host benchmarks only\n";
+      how << "; " << why << ": host benchmarks only";
+    }
+#else
+    if (gpus > 0) {
+      std::cerr << "error: --gpus " << gpus << ": this build has no GPU benchmarks (no CUDA toolkit at build time)\n";
+      return 3;
+    }
+    how << "; host benchmarks only (built without the CUDA toolkit)";
+#endif
     p.source = how.str();
     std::cerr << "preflight-calibrate: measuring host memory, CPU AdamW and checkpoint bandwidth"
               << (quick ? " (quick)" : "") << "...\n";

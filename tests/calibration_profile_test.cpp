@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <cmath>
 
 #include "planner/io/calibration_profile_io.hpp"
@@ -25,7 +27,7 @@ CalibrationProfile full_profile() {
   p.source = "test";
   for (std::int64_t m : {1024, 4096}) {
     for (std::int64_t n : {1024, 8192}) {
-      for (std::int64_t k : {1024, 8192}) p.matmul.push_back({Precision::bf16, m, n, k, 1e12 * static_cast<double>(m + n + k) / 100.0});
+      for (std::int64_t k : {1024, 8192}) p.matmul.push_back({"bf16", m, n, k, 1e12 * static_cast<double>(m + n + k) / 100.0});
     }
   }
   p.device_memory = {1.7e12, 1.8e12};
@@ -95,7 +97,7 @@ TEST(CalibrationProfile, BadProfilesExitTwoWithThePath) {
 // Exact at the measured shapes; in between, the mean of the neighbours at the log-midpoint; outside,
 // the nearest edge.
 TEST(MatmulRates, InterpolatesInLogSpaceAndClampsOutside) {
-  const auto rates = MatmulRates::from(full_profile().matmul, Precision::bf16);
+  const auto rates = MatmulRates::from(full_profile().matmul, "bf16");
   ASSERT_TRUE(rates.has_value());
   const auto at = [](double m, double n, double k) { return 1e12 * (m + n + k) / 100.0; };
   EXPECT_DOUBLE_EQ(rates->flops_per_second(4096, 1024, 8192), at(4096, 1024, 8192));
@@ -103,7 +105,7 @@ TEST(MatmulRates, InterpolatesInLogSpaceAndClampsOutside) {
   EXPECT_DOUBLE_EQ(rates->flops_per_second(100000, 8192, 8192), at(4096, 8192, 8192));
   EXPECT_TRUE(rates->covers(2048, 2048, 2048));
   EXPECT_FALSE(rates->covers(512, 2048, 2048));
-  EXPECT_FALSE(MatmulRates::from(full_profile().matmul, Precision::fp8).has_value());
+  EXPECT_FALSE(MatmulRates::from(full_profile().matmul, "fp8").has_value());
 }
 
 // nccl-tests' busbw column is algbw x 2(n-1)/n for all-reduce (PERFORMANCE.md): recomputing it from
@@ -179,6 +181,9 @@ TEST(CalibrationProfile, StepChangesExactlyAsTheProfileDoes) {
   const Kernel gemm{2.0 * 4096.0 * 8192.0 * 8192.0, 0.0, 4096, 8192, 8192};
   EXPECT_DOUBLE_EQ(kernel_seconds(gemm, measured), gemm.flops / (1e12 * (4096.0 + 8192.0 + 8192.0) / 100.0));
   EXPECT_DOUBLE_EQ(measured.memory_bytes_per_second, 1.7e12);
+  // Outside the measured grid the named default applies (the command line warns).
+  const Kernel outside{2.0 * 65536.0 * 8192.0 * 8192.0, 0.0, 65536, 8192, 8192};
+  EXPECT_DOUBLE_EQ(kernel_seconds(outside, measured), outside.flops / measured.matmul_flops_per_second);
 
   CalibrationProfile other = fast;
   other.machine.gpu = "h100-80gb";
@@ -211,6 +216,24 @@ TEST(Calibrate, QuickHostRunWritesAProfileThePlannerReads) {
   const nlohmann::json ckpt = nlohmann::json::parse(r.out).at("run").at("checkpoint");
   // One writer per node (ZeRO-3 saves shards from every rank of the one node): bytes / measured rate.
   EXPECT_NEAR(ckpt.at("write_seconds").get<double>(), ckpt.at("bytes").get<double>() / *p.host.checkpoint_write_bytes_per_second, 0.01);
+  // The same profile on a machine with another GPU is not applied, and simulate says so.
+  const test::CliResult other = test::run_preflight("simulate " + std::string(PREFLIGHT_SOURCE_DIR) +
+                                                    "/scenarios/llama2-7b-full-weekend.json --trials 10 --profile " + profile.string());
+  ASSERT_TRUE(other.exit_code == 0 || other.exit_code == 1) << other.err;
+  EXPECT_NE(other.err.find("warning: profile measured on a100-80gb, aws/p4d.24xlarge has a100-40gb: not applied"), std::string::npos)
+      << other.err;
+
+  // GPUs demanded: exit 3 with "no GPU found" and no profile written where none is visible (CI).
+  std::filesystem::remove(profile);
+  const std::string demand = std::string(PREFLIGHT_CALIBRATE) + " --quick --gpus 1 --checkpoint-dir " + (dir / "ckpt").string() +
+                             " --out " + profile.string() + " 2>" + (dir / "err").string();
+  const int status = std::system(demand.c_str());
+  if (WEXITSTATUS(status) == 3) {
+    EXPECT_NE(test::read_text(dir / "err").find("no GPU"), std::string::npos) << test::read_text(dir / "err");
+    EXPECT_FALSE(std::filesystem::exists(profile));
+  } else {
+    EXPECT_EQ(WEXITSTATUS(status), 0) << test::read_text(dir / "err");
+  }
 
   const std::string bad = std::string(PREFLIGHT_CALIBRATE) + " --gpu h300 --out " + profile.string() + " 2>" + (dir / "err").string();
   EXPECT_NE(std::system(bad.c_str()), 0);

@@ -7,14 +7,20 @@
 #include "planner/check/evaluation.hpp"
 #include "planner/report/html/plan_html.hpp"
 #include "planner/report/plan_report.hpp"
+#include "planner/search/search_space.hpp"
 
 namespace preflight::cli {
 
-int run_plan_command(const PlanCommandOptions& options, std::ostream& out, std::ostream&) {
+int run_plan_command(const PlanCommandOptions& options, std::ostream& out, std::ostream& err) {
   const Catalog catalog = Catalog::load_option(options.catalog);
   const Scenario scenario = load_scenario(options.scenario, catalog);
   std::optional<CalibrationProfile> profile;
   if (!options.profile.empty()) profile = io::read_calibration_profile(options.profile);
+  if (profile) {
+    bool used = false;
+    for (const NodeSpec* node : searched_machines(scenario, catalog)) used |= profile->applies_to(node->gpu.id);
+    if (!used) err << "warning: the profile was measured on " << profile->machine.gpu << ", which no searched machine has: not applied\n";
+  }
   PlanOptions o;
   o.run = {options.seed, options.trials, profile ? &*profile : nullptr};
   o.top = options.top;

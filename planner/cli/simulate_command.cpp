@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "planner/check/evaluation.hpp"
+#include "planner/check/profile_coverage.hpp"
 #include "planner/io/calibration_profile_io.hpp"
 #include "planner/io/output_file.hpp"
 #include "planner/cli/commands.hpp"
@@ -62,7 +63,7 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
 
 }  // namespace
 
-int run_simulate_command(const SimulateOptions& options, std::ostream& out, std::ostream&) {
+int run_simulate_command(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
   const Catalog catalog = Catalog::load_option(options.catalog);
   const Scenario scenario = load_scenario(options.scenario, catalog);
   const ConfigSource source = config_source(options.config, scenario);
@@ -70,6 +71,9 @@ int run_simulate_command(const SimulateOptions& options, std::ostream& out, std:
   const NodeSpec& node = *find_node(scenario, catalog, config.instance);
   std::optional<CalibrationProfile> profile;
   if (!options.profile.empty()) profile = io::read_calibration_profile(options.profile);
+  if (profile) {
+    for (const std::string& w : profile_warnings(*profile, scenario, node, config.micro_batch)) err << "warning: " << w << "\n";
+  }
   const Evaluation e = evaluate(scenario, node, config, profile ? &*profile : nullptr, !options.trace.empty());
   if (!e.step) rethrow_at(source, InvalidConfig("instance", e.step_unavailable));
   RunEstimate run;

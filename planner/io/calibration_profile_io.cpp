@@ -40,13 +40,6 @@ CollectiveTable read_table(const nlohmann::json& j, const std::string& file, con
   return t;
 }
 
-Precision parse_dtype(const std::string& s) {
-  if (s == "fp32") return Precision::fp32;
-  if (s == "fp16") return Precision::fp16;
-  if (s == "fp8") return Precision::fp8;
-  return Precision::bf16;
-}
-
 constexpr double kG = 1e9;
 constexpr NumberRule kGBps{0.0, 1e6, true, "GB/s"};
 
@@ -61,7 +54,7 @@ void read_matmul(ObjectReader& r, CalibrationProfile& p) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     ObjectReader m(list[i], r.file(), "$.matmul[" + std::to_string(i) + "]");
     MatmulMeasurement x;
-    x.precision = parse_dtype(m.choice("dtype", {"fp32", "bf16", "fp16", "fp8"}));
+    x.dtype = m.choice("dtype", {"fp32", "tf32", "bf16", "fp16", "fp8"});
     x.m = m.integer("m", 1, 1 << 24);
     x.n = m.integer("n", 1, 1 << 24);
     x.k = m.integer("k", 1, 1 << 24);
@@ -69,9 +62,9 @@ void read_matmul(ObjectReader& r, CalibrationProfile& p) {
     m.finish();
     p.matmul.push_back(x);
   }
-  for (Precision precision : {Precision::fp32, Precision::bf16, Precision::fp16, Precision::fp8}) {
+  for (const char* dtype : {"fp32", "tf32", "bf16", "fp16", "fp8"}) {
     try {
-      MatmulRates::from(p.matmul, precision);
+      MatmulRates::from(p.matmul, dtype);
     } catch (const InvalidConfig& e) {
       r.fail("matmul", std::string("a full grid of m x n x k per dtype (") + e.what() + ")");
     }
@@ -161,7 +154,7 @@ nlohmann::ordered_json calibration_profile_json(const CalibrationProfile& p) {
   if (!p.matmul.empty()) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const MatmulMeasurement& m : p.matmul) {
-      list.push_back({{"dtype", to_string(m.precision)}, {"m", m.m}, {"n", m.n}, {"k", m.k}, {"tflops", m.flops_per_second / 1e12}});
+      list.push_back({{"dtype", m.dtype}, {"m", m.m}, {"n", m.n}, {"k", m.k}, {"tflops", m.flops_per_second / 1e12}});
     }
     j["matmul"] = list;
   }

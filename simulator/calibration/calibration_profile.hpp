@@ -25,9 +25,10 @@ struct MachineDescription {
   std::string host_cpu;
 };
 
-// One timed matmul: C (m x n) = A (m x k) B (k x n) in `precision`, at the achieved FLOP/s.
+// One timed matmul: C (m x n) = A (m x k) B (k x n) of `dtype` ("fp32", "tf32", "bf16", "fp16",
+// "fp8": the inputs' type; training precisions use their own name), at the achieved FLOP/s.
 struct MatmulMeasurement {
-  Precision precision = Precision::bf16;
+  std::string dtype = "bf16";
   std::int64_t m = 0;
   std::int64_t n = 0;
   std::int64_t k = 0;

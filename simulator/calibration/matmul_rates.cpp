@@ -22,11 +22,11 @@ std::pair<std::size_t, double> locate(const std::vector<double>& axis, double x)
 
 }  // namespace
 
-std::optional<MatmulRates> MatmulRates::from(const std::vector<MatmulMeasurement>& points, Precision precision) {
+std::optional<MatmulRates> MatmulRates::from(const std::vector<MatmulMeasurement>& points, const std::string& dtype) {
   std::map<std::tuple<double, double, double>, double> grid;
   std::array<std::vector<double>, 3> axes;
   for (const MatmulMeasurement& p : points) {
-    if (p.precision != precision) continue;
+    if (p.dtype != dtype) continue;
     const std::array<double, 3> at{std::log2(static_cast<double>(p.m)), std::log2(static_cast<double>(p.n)),
                                    std::log2(static_cast<double>(p.k))};
     for (std::size_t d = 0; d < 3; ++d) axes[d].push_back(at[d]);
@@ -44,7 +44,7 @@ std::optional<MatmulRates> MatmulRates::from(const std::vector<MatmulMeasurement
       for (double k : axes[2]) {
         const auto it = grid.find({m, n, k});
         if (it == grid.end()) {
-          throw InvalidConfig("matmul", to_string(precision) + " measurements are not a full grid: m=" +
+          throw InvalidConfig("matmul", dtype + " measurements are not a full grid: m=" +
                                             std::to_string(std::llround(std::exp2(m))) + ", n=" +
                                             std::to_string(std::llround(std::exp2(n))) + ", k=" +
                                             std::to_string(std::llround(std::exp2(k))) + " is missing");
@@ -55,6 +55,12 @@ std::optional<MatmulRates> MatmulRates::from(const std::vector<MatmulMeasurement
   }
   return r;
 }
+
+double MatmulRates::smallest() const {
+  return std::exp2(std::max({axes_[0].front(), axes_[1].front(), axes_[2].front()}));
+}
+
+double MatmulRates::largest() const { return std::exp2(std::min({axes_[0].back(), axes_[1].back(), axes_[2].back()})); }
 
 bool MatmulRates::covers(double m, double n, double k) const {
   const std::array<double, 3> at{std::log2(m), std::log2(n), std::log2(k)};

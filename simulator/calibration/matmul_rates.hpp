@@ -3,8 +3,9 @@
 // The measurements must form a full grid over the m, n and k values measured (what
 // preflight-calibrate times); between grid points the rate is interpolated trilinearly in
 // log2(m), log2(n), log2(k) - GEMM efficiency varies with the logarithm of the dimensions (tile and
-// wave quantization, the fixed cost of a launch) far more evenly than with the dimensions. Outside
-// the grid the nearest edge is used, and the shape is reported as outside.
+// wave quantization, the fixed cost of a launch) far more evenly than with the dimensions. Queried
+// outside the grid it returns the nearest edge; the compute model uses the named default there
+// instead (covers() tells which), and the command line warns.
 
 #include <array>
 #include <optional>
@@ -17,12 +18,15 @@ namespace preflight {
 
 class MatmulRates {
  public:
-  // Throws InvalidConfig("matmul", ...) when the points of `precision` are not a full grid.
-  // Empty when the profile has no measurement of `precision`.
-  static std::optional<MatmulRates> from(const std::vector<MatmulMeasurement>& points, Precision precision);
+  // Throws InvalidConfig("matmul", ...) when the points of `dtype` are not a full grid.
+  // Empty when the profile has no measurement of `dtype`.
+  static std::optional<MatmulRates> from(const std::vector<MatmulMeasurement>& points, const std::string& dtype);
 
   double flops_per_second(double m, double n, double k) const;
   bool covers(double m, double n, double k) const;
+  // The smallest and largest measured value of each dimension.
+  double smallest() const;
+  double largest() const;
 
  private:
   std::array<std::vector<double>, 3> axes_;  // log2 of the measured m, n, k values, ascending

@@ -30,14 +30,15 @@ DeviceRates device_rates(const GpuSpec& gpu, Precision precision, const Calibrat
   DeviceRates r{peak_flops(gpu, precision) * cd::kMatmulPeakFraction,
                 gpu.memory_bandwidth_bytes_per_second * cd::kMemoryBandwidthFraction, cd::kKernelFloorSeconds, std::nullopt};
   if (profile == nullptr || !profile->applies_to(gpu.id)) return r;
-  r.measured_matmul = MatmulRates::from(profile->matmul, precision);
+  r.measured_matmul = MatmulRates::from(profile->matmul, to_string(precision));
   if (profile->device_memory.copy_bytes_per_second) r.memory_bytes_per_second = *profile->device_memory.copy_bytes_per_second;
   return r;
 }
 
 double kernel_seconds(const Kernel& k, const DeviceRates& r) {
-  const double matmul_rate =
-      r.measured_matmul && k.m > 0.0 ? r.measured_matmul->flops_per_second(k.m, k.n, k.k) : r.matmul_flops_per_second;
+  // Measured rates inside the profile's grid; outside it the named default (see profile_coverage.hpp).
+  const bool measured = r.measured_matmul && k.m > 0.0 && r.measured_matmul->covers(k.m, k.n, k.k);
+  const double matmul_rate = measured ? r.measured_matmul->flops_per_second(k.m, k.n, k.k) : r.matmul_flops_per_second;
   return std::max({k.flops / matmul_rate, k.bytes / r.memory_bytes_per_second, r.kernel_floor_seconds});
 }
 

@@ -1,0 +1,17 @@
+#pragma once
+// Where a calibration profile does not speak for a job: the profile is of another GPU (it is then not
+// applied), or the job's matmul dimensions fall outside the measured grid (those matmuls keep the
+// named default efficiency). One line each, for stderr.
+
+#include <string>
+#include <vector>
+
+#include "planner/scenario/scenario.hpp"
+#include "simulator/calibration/calibration_profile.hpp"
+
+namespace preflight {
+
+std::vector<std::string> profile_warnings(const CalibrationProfile& profile, const Scenario& scenario, const NodeSpec& node,
+                                          std::int64_t micro_batch);
+
+}  // namespace preflight
