@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("--format", simulate.format, "Output format")->check(CLI::IsMember({"table", "json"}));
   simulate_cmd->add_option("--catalog", simulate.catalog, "Catalog folder (default: the bundled catalogs/)");
   simulate_cmd->add_option("--trace", simulate.trace, "Write the simulated step as a Chrome/Perfetto trace (JSON)");
-  simulate_cmd->add_option("--profile", simulate.profile, "Calibration profile (measured collectives replace the analytical model)");
+  simulate_cmd->add_option("--profile", simulate.profile, "Calibration profile (preflight-calibrate): its measurements replace the defaults on machines with its GPU");
   add_monte_carlo_options(*simulate_cmd, simulate.seed, simulate.trials, threads);
 
   preflight::cli::PlanCommandOptions plan;
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   plan_cmd->add_option("--format", plan.format, "Output format")->check(CLI::IsMember({"table", "json", "csv", "markdown", "html"}));
   plan_cmd->add_option("--top", plan.top, "Alternatives to list besides the winner")->check(CLI::Range(0, 100));
   plan_cmd->add_option("--out", plan.out, "Write the output to this file instead of stdout");
-  plan_cmd->add_option("--profile", plan.profile, "Calibration profile (measured collectives replace the analytical model)");
+  plan_cmd->add_option("--profile", plan.profile, "Calibration profile (preflight-calibrate): its measurements replace the defaults on machines with its GPU");
   plan_cmd->add_option("--catalog", plan.catalog, "Catalog folder (default: the bundled catalogs/)");
   add_monte_carlo_options(*plan_cmd, plan.seed, plan.trials, threads);
 
