@@ -1,7 +1,9 @@
 #include "planner/search/plan_ranking.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <tuple>
 
 #include <tbb/parallel_for.h>
 
@@ -114,12 +116,30 @@ class Ranker {
     return best_per_choice[need - 1]->run.outcome.usd.mean;
   }
 
+  using Choice = std::tuple<const NodeSpec*, int, Pricing>;
+  static Choice choice(const PlanEntry& e) { return {e.node, e.config().nodes, e.config().pricing}; }
+
+  // Pending entries in ascending lower bound; a batch skips those that cannot improve their own
+  // choice's best, and the search stops where none left can enter the winner and its alternatives.
   void branch_and_bound() {
     const std::vector<std::size_t> pending = pending_by_lower_bound();
-    for (std::size_t pos = 0; pos < pending.size(); pos += kBatch) {
+    std::map<Choice, double> best_of_choice;  // the best feasible mean cost found per choice
+    std::size_t pos = 0;
+    while (pos < pending.size()) {
       if (const std::optional<double> bar = cost_to_beat(); bar && r_.entries[pending[pos]].lower_bound_usd() > *bar) break;
-      const std::size_t end = std::min(pending.size(), pos + kBatch);
-      monte_carlo({pending.begin() + static_cast<std::ptrdiff_t>(pos), pending.begin() + static_cast<std::ptrdiff_t>(end)});
+      std::vector<std::size_t> batch;
+      for (; pos < pending.size() && batch.size() < kBatch; ++pos) {
+        const PlanEntry& e = r_.entries[pending[pos]];
+        const auto own = best_of_choice.find(choice(e));
+        if (own == best_of_choice.end() || e.lower_bound_usd() <= own->second) batch.push_back(pending[pos]);
+      }
+      monte_carlo(batch);
+      for (std::size_t i : batch) {
+        const PlanEntry& e = r_.entries[i];
+        if (e.verdict != Verdict::feasible) continue;
+        const auto [it, inserted] = best_of_choice.emplace(choice(e), e.run.outcome.usd.mean);
+        if (!inserted) it->second = std::min(it->second, e.run.outcome.usd.mean);
+      }
     }
   }
 

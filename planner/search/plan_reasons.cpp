@@ -12,20 +12,21 @@ namespace preflight {
 
 namespace {
 
-// The cheapest feasible entry satisfying `match`, if any.
+// The cheapest entry satisfying `match` that passed every constraint: confirmed by its Monte Carlo,
+// or passed every screen and was left without one because it could not win (its closed-form cost).
 template <class Match>
 const PlanEntry* cheapest_feasible(const Plan& plan, Match match) {
   const PlanEntry* best = nullptr;
   for (const PlanEntry& e : plan.screened) {
-    if (e.verdict != Verdict::feasible || !match(e)) continue;
-    if (best == nullptr || e.run.outcome.usd.mean < best->run.outcome.usd.mean) best = &e;
+    if ((e.verdict != Verdict::feasible && e.verdict != Verdict::bounded) || !match(e)) continue;
+    if (best == nullptr || e.mean_usd() < best->mean_usd()) best = &e;
   }
   return best;
 }
 
 std::string step_and_cost(const PlanEntry& e) {
-  return "step " + fixed(e.evaluation.step->seconds(), 2) + " s, " + fixed(e.run.outcome.hours.mean, 1) + " h, " +
-         usd_text(e.run.outcome.usd.mean) + " expected";
+  return "step " + fixed(e.evaluation.step->seconds(), 2) + " s, " + fixed(e.mean_hours(), 1) + " h, " +
+         usd_text(e.mean_usd()) + " expected";
 }
 
 std::string variant_text(const PlanEntry& e) {
@@ -34,9 +35,8 @@ std::string variant_text(const PlanEntry& e) {
 
 // How much worse `a` is than the winner `w`: in cost, or in time where the machines cost nothing.
 std::string worse_text(const PlanEntry& a, const PlanEntry& w) {
-  const RunOutcome &oa = a.run.outcome, &ow = w.run.outcome;
-  if (ow.usd.mean > 0.0) return share_text(oa.usd.mean / ow.usd.mean - 1.0) + " more";
-  return share_text(oa.hours.mean / ow.hours.mean - 1.0) + " longer";
+  if (w.mean_usd() > 0.0) return share_text(a.mean_usd() / w.mean_usd() - 1.0) + " more";
+  return share_text(a.mean_hours() / w.mean_hours() - 1.0) + " longer";
 }
 
 class Explainer {
@@ -148,9 +148,11 @@ class Explainer {
     if (alt != nullptr) {
       const RunOutcome& o = alt->run.outcome;
       out_.push_back(to_string(w_.config().pricing) + " over " + to_string(other) + ": the best " + to_string(other) +
-                     " plan, " + candidate_text(*alt->node, alt->config()) + ", costs " + usd_text(o.usd.mean) +
-                     " expected (p90 " + usd_text(o.usd.p90) + ", " + fixed(o.interruptions_expected, 1) +
-                     " interruptions expected, P(deadline) " + fixed(o.p_meets_deadline, 3) + ")");
+                     " plan, " + candidate_text(*alt->node, alt->config()) + ", costs " + usd_text(alt->mean_usd()) +
+                     " expected" +
+                     (alt->monte_carlo ? " (p90 " + usd_text(o.usd.p90) + ", " + fixed(o.interruptions_expected, 1) +
+                                             " interruptions expected, P(deadline) " + fixed(o.p_meets_deadline, 3) + ")"
+                                       : " (closed form: its lower bound already ruled it out of the Monte Carlo)"));
       return;
     }
     const PlanEntry* nearest = nullptr;

@@ -54,6 +54,9 @@ struct PlanEntry {
   const StrategyConfig& config() const { return evaluation.config; }
   double lower_bound_usd() const { return run.outcome.failure_free_hours * run.usd_per_hour; }
   double expected_usd() const { return run.expected_hours * run.usd_per_hour; }
+  // The Monte Carlo's means where it ran, else the closed form's.
+  double mean_usd() const { return monte_carlo ? run.outcome.usd.mean : expected_usd(); }
+  double mean_hours() const { return monte_carlo ? run.outcome.hours.mean : run.expected_hours; }
 };
 
 // The candidate that came closest to passing a constraint it failed.
