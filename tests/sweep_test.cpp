@@ -132,5 +132,23 @@ TEST(Sweep, BadInputExitsTwo) {
   fs::remove_all(dir);
 }
 
+// The progress bar is drawn on a terminal only: `script` gives the sweep a pseudo-terminal; with CI set,
+// or with stderr piped as everywhere else in these tests, nothing is drawn.
+TEST(Sweep, ProgressBarOnlyOnAnInteractiveTerminal) {
+  const fs::path dir = test::scratch_dir("sweep-tty");
+  const std::string sweep = std::string(PREFLIGHT_BINARY) + " sweep " + (kSource / "scenarios/mistral-7b-qlora-single-l4.json").string() +
+                            " --trials 200 --out " + (dir / "out.md").string();
+  const auto run = [&](const std::string& env) {
+    const std::string command = "env -u CI " + env + " script -qec '" + sweep + "' /dev/null > " + (dir / "tty").string() + " 2>&1";
+    EXPECT_EQ(std::system(command.c_str()), 0);
+    return test::read_text(dir / "tty");
+  };
+  EXPECT_NE(run("").find("sweep [##############################] 1/1"), std::string::npos);
+  EXPECT_EQ(run("CI=true").find("sweep ["), std::string::npos);
+  const test::CliResult piped = test::run_preflight("sweep " + (kSource / "scenarios/mistral-7b-qlora-single-l4.json").string() + " --trials 200");
+  EXPECT_EQ(piped.err.find("sweep ["), std::string::npos);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace preflight
