@@ -132,6 +132,27 @@ TEST(Sweep, BadInputExitsTwo) {
   fs::remove_all(dir);
 }
 
+// A calibration profile reaches every plan of a sweep: a profile of the A100-80GB whose all-gather
+// and reduce-scatter are ten times slower than the analytical model makes the ZeRO-3 scenario on
+// p4de dearer, and leaves the scenario on L4 GPUs exactly as it was.
+TEST(Sweep, ProfileReachesThePlansOfItsGpu) {
+  const fs::path dir = test::scratch_dir("sweep-profile");
+  test::write_text(dir / "slow.json", R"({"schema_version": 2, "machine": {"gpu": "a100-80gb", "gpu_count": 8},
+    "measured_at": "2026-11-29", "source": "test: a slow network",
+    "collectives": [{"op": "all_gather", "ranks": 8, "points": [[1e6, 0.01], [1e9, 1.0]]},
+                    {"op": "reduce_scatter", "ranks": 8, "points": [[1e6, 0.01], [1e9, 1.0]]}]})");
+  const std::string files = (kSource / "scenarios/llama2-7b-full-8xa100-zero3.json").string() + " " +
+                            (kSource / "scenarios/mistral-7b-qlora-single-l4.json").string();
+  const test::CliResult base = test::run_preflight("sweep " + files + kFast + " --format json");
+  const test::CliResult slow = test::run_preflight("sweep " + files + kFast + " --format json --profile " + (dir / "slow.json").string());
+  ASSERT_EQ(base.exit_code, 0) << base.err;
+  ASSERT_EQ(slow.exit_code, 0) << slow.err;
+  const json a = json::parse(base.out).at("scenarios"), b = json::parse(slow.out).at("scenarios");
+  EXPECT_GT(b.at(0).at("hours").at("p50").get<double>(), a.at(0).at("hours").at("p50").get<double>());
+  EXPECT_EQ(b.at(1), a.at(1));
+  fs::remove_all(dir);
+}
+
 // The progress bar is drawn on a terminal only: `script` gives the sweep a pseudo-terminal; with CI set,
 // or with stderr piped as everywhere else in these tests, nothing is drawn.
 TEST(Sweep, ProgressBarOnlyOnAnInteractiveTerminal) {

@@ -58,6 +58,7 @@ struct SweepCommandOptions {
   std::vector<std::string> inputs;  // scenario files and folders
   std::string shard;                // "K/N"
   std::string catalog;
+  std::string profile;              // calibration profile, applied to machines with its GPU
   std::uint64_t seed = 1;
   int trials = 10000;
   SweepOutputOptions output;

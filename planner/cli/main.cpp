@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("inputs", sweep.inputs, "Scenario files and folders (searched for *.json)")->required();
   sweep_cmd->add_option("--shard", sweep.shard, "Plan only slice K of N (K/N), for a CI matrix; join the slices with `merge`");
   sweep_cmd->add_option("--catalog", sweep.catalog, "Catalog folder (default: the bundled catalogs/)");
+  sweep_cmd->add_option("--profile", sweep.profile, "Calibration profile (preflight-calibrate): its measurements replace the defaults on machines with its GPU");
   add_monte_carlo_options(*sweep_cmd, sweep.seed, sweep.trials, threads);
   add_sweep_output_options(*sweep_cmd, sweep.output);
 

@@ -2,6 +2,7 @@
 
 #include "planner/cli/commands.hpp"
 #include "planner/cli/progress_bar.hpp"
+#include "planner/io/calibration_profile_io.hpp"
 #include "planner/io/output_file.hpp"
 #include "planner/report/sweep_report.hpp"
 
@@ -41,8 +42,10 @@ int run_sweep_command(const SweepCommandOptions& options, std::ostream& out, std
   std::vector<std::string> files = sweep_files(options.inputs);
   if (!options.shard.empty()) files = shard_files(files, parse_shard(options.shard));
   ProgressBar bar(err, "sweep");
+  std::optional<CalibrationProfile> profile;
+  if (!options.profile.empty()) profile = io::read_calibration_profile(options.profile);
   SweepOptions o;
-  o.run = {options.seed, options.trials};
+  o.run = {options.seed, options.trials, profile ? &*profile : nullptr};
   if (bar.drawing()) o.progress = [&](std::size_t done, std::size_t total) { bar.update(done, total); };
   const SweepDocument sweep = run_sweep(files, catalog, o);
   return write_sweep(sweep, options.output, out, err);
