@@ -1,4 +1,5 @@
 #include "planner/catalog/catalog.hpp"
+#include "simulator/memory/memory_defaults.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,7 +20,7 @@ using io::ObjectReader;
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using memory_defaults::kGiB;
 
 // YYYY-MM or YYYY-MM-DD.
 bool is_date(const std::string& s) {

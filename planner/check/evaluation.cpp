@@ -6,11 +6,13 @@
 
 namespace preflight {
 
-bool resident_exceeds_capacity(const MemoryEstimate& m) {
+double resident_bytes(const MemoryEstimate& m) {
   const MemoryBreakdown& g = m.gpu;
   // Fragmentation is a share of the activations' churn, so it goes with them.
-  return g.total() - g.activations - g.logits - g.gathered_params - g.fragmentation > m.usable_bytes;
+  return g.total() - g.activations - g.logits - g.gathered_params - g.fragmentation;
 }
+
+bool resident_exceeds_capacity(const MemoryEstimate& m) { return resident_bytes(m) > m.usable_bytes; }
 
 Evaluation evaluate(const Scenario& scenario, const NodeSpec& node, const StrategyConfig& config,
                     const CalibrationProfile* profile, bool with_trace) {
@@ -22,7 +24,8 @@ Evaluation evaluate(const Scenario& scenario, const NodeSpec& node, const Strate
        node.intra_node_link != IntraNodeLink::pcie});
   // A profile describes one machine type: its measurements apply to machines with its GPU.
   const CalibrationProfile* mine = profile != nullptr && profile->applies_to(node.gpu.id) ? profile : nullptr;
-  const MeasuredCollectives measured(mine != nullptr ? mine->collectives : std::vector<CollectiveTable>{}, &analytical);
+  static const std::vector<CollectiveTable> kNoTables;
+  const MeasuredCollectives measured(mine != nullptr ? mine->collectives : kNoTables, &analytical);
   StepInputs in;
   in.model = &scenario.model;
   in.job = &scenario.training;

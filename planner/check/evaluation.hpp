@@ -30,6 +30,10 @@ struct Evaluation {
 Evaluation evaluate(const Scenario& scenario, const NodeSpec& node, const StrategyConfig& config,
                     const CalibrationProfile* profile = nullptr, bool with_trace = false);
 
+// What stays on the GPU for the whole step: everything but activations, logits, the gathered
+// ZeRO-3 module and the allocator's share of the activations' churn.
+double resident_bytes(const MemoryEstimate& memory);
+
 // Whether a config cannot fit even before activations: what stays resident alone exceeds the usable
 // memory. Cheap; lets searches skip the simulation.
 bool resident_exceeds_capacity(const MemoryEstimate& memory);

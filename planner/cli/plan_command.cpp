@@ -24,7 +24,6 @@ int run_plan_command(const PlanCommandOptions& options, std::ostream& out, std::
   PlanOptions o;
   o.run = {options.seed, options.trials, profile ? &*profile : nullptr};
   o.top = options.top;
-  o.profile = profile ? &*profile : nullptr;
   const Plan plan = search_plan(scenario, catalog, o);
 
   std::string text;
@@ -36,7 +35,7 @@ int run_plan_command(const PlanCommandOptions& options, std::ostream& out, std::
     text = plan_markdown(scenario, plan);
   } else if (options.format == "html") {
     nlohmann::ordered_json trace;
-    if (plan.best) trace = evaluate(scenario, *plan.best->node, plan.best->config(), o.profile, true).trace;
+    if (plan.best) trace = evaluate(scenario, *plan.best->node, plan.best->config(), o.run.profile, true).trace;
     text = plan_html(scenario, plan, trace);
   } else {
     text = plan_table(scenario, plan);

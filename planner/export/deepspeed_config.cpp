@@ -8,6 +8,8 @@ namespace preflight {
 
 namespace {
 
+// Buffer counts and sizes are DeepSpeed's documented defaults (DeepSpeed config JSON docs,
+// offload_param / offload_optimizer), written out so a change of default cannot change the run.
 nlohmann::ordered_json offload_json(OffloadTarget target, bool params) {
   nlohmann::ordered_json j;
   j["device"] = to_string(target);
@@ -48,6 +50,7 @@ nlohmann::ordered_json zero_json(const StrategyConfig& c) {
   z["offload_optimizer"] = offload_json(c.offload.optimizer, false);
   z["offload_param"] = offload_json(c.offload.params, true);
   if (stage == 3) {
+    // The prefetch bucket is the memory model's; the rest are DeepSpeed's documented defaults.
     z["stage3_prefetch_bucket_size"] = static_cast<std::int64_t>(memory_defaults::kDeepSpeedPrefetchBucketElements);
     z["stage3_param_persistence_threshold"] = 100'000;
     z["stage3_max_live_parameters"] = 1'000'000'000;
@@ -71,7 +74,7 @@ std::string deepspeed_config_json(const ExportPlan& p) {
   j["train_batch_size"] = t.global_batch_sequences;
   j["train_micro_batch_size_per_gpu"] = c.micro_batch;
   j["gradient_accumulation_steps"] = c.grad_accum;
-  j["gradient_clipping"] = 1.0;
+  j["gradient_clipping"] = 1.0;  // the usual LLM setting (Llama 2 paper, section 2.2: clipping 1.0)
   j["steps_per_print"] = 10;
   j["wall_clock_breakdown"] = false;
   // fp8 (Transformer Engine) runs on a bf16 base.

@@ -211,6 +211,10 @@ CollectiveTable read_nccl_tests_csv(const std::filesystem::path& file, Collectiv
       throw InputError(file.string(), "line " + std::to_string(number), "\"" + line.substr(0, 60) + "\"",
                        "size(B),count,type,time(ns),busbw(GB/s),...");
     }
+    if (!t.points.empty() && bytes <= t.points.back().first) {
+      throw InputError(file.string(), "line " + std::to_string(number), "\"" + line.substr(0, 60) + "\"",
+                       "rows in increasing size, as nccl-tests writes them");
+    }
     t.points.emplace_back(bytes, ns * 1e-9);
   }
   if (t.points.empty()) throw InputError(file.string(), "", "no measurements", "nccl-tests rows");

@@ -1,4 +1,5 @@
 #include "planner/report/plan_rows.hpp"
+#include "simulator/memory/memory_defaults.hpp"
 
 #include "planner/report/result_json.hpp"
 #include "planner/report/text_table.hpp"
@@ -8,7 +9,7 @@ namespace preflight {
 
 namespace {
 
-std::string thousands(std::int64_t n) { return usd_text(static_cast<double>(n)).substr(1); }
+std::string thousands(std::int64_t n) { return grouped_digits(n); }
 
 }  // namespace
 
@@ -28,7 +29,7 @@ std::vector<std::string> plan_row(const Scenario& s, const PlanEntry& e) {
           strategy_text(c),
           std::to_string(c.micro_batch) + " x " + std::to_string(c.grad_accum),
           to_string(c.pricing),
-          fixed(m.peak_bytes / (1024.0 * 1024 * 1024), 1) + "/" + fixed(m.capacity_bytes / (1024.0 * 1024 * 1024), 0) + " GiB",
+          fixed(m.peak_bytes / memory_defaults::kGiB, 1) + "/" + fixed(m.capacity_bytes / memory_defaults::kGiB, 0) + " GiB",
           fixed(step.seconds(), 2),
           share_text(step_mfu(step, *e.node, s.training)),
           fixed(o.hours.p50, 1) + "/" + fixed(o.hours.p90, 1),

@@ -1,4 +1,5 @@
 #include "planner/report/text_table.hpp"
+#include "simulator/memory/memory_defaults.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -42,7 +43,7 @@ std::string fixed(double value, int decimals) {
   return buffer;
 }
 
-std::string gib(double bytes) { return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 2) + " GiB"; }
+std::string gib(double bytes) { return fixed(bytes / memory_defaults::kGiB, 2) + " GiB"; }
 
 std::string percent(double fraction, int decimals) {
   return (fraction >= 0.0 ? "+" : "") + fixed(fraction * 100.0, decimals) + "%";

@@ -21,7 +21,7 @@ namespace {
 // small enough that a typo such as 1e30 is caught.
 constexpr double kMaxTokens = 1e15;
 constexpr std::int64_t kMaxSequences = 1'000'000'000'000;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using memory_defaults::kGiB;
 // vCPUs per GPU when an inline cluster gives none: what 8-GPU A100 cloud nodes have (p4d, ND A100 v4:
 // 96 vCPUs); only CPU-offloaded optimizer steps depend on it.
 constexpr int kDefaultVcpusPerGpu = 12;

@@ -25,10 +25,15 @@ std::string candidate_text(const NodeSpec& node, const StrategyConfig& c) {
          " x accum " + std::to_string(c.grad_accum) + ", " + to_string(c.pricing);
 }
 
-std::string usd_text(double usd) {
-  std::string digits = std::to_string(std::llabs(std::llround(usd)));
+std::string grouped_digits(std::int64_t n) {
+  std::string digits = std::to_string(std::llabs(n));
   for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
-  return (usd < -0.5 ? "-$" : "$") + digits;
+  return (n < 0 ? "-" : "") + digits;
+}
+
+std::string usd_text(double usd) {
+  const std::int64_t cents_free = std::llround(usd);
+  return (cents_free < 0 ? "-$" : "$") + grouped_digits(std::llabs(cents_free));
 }
 
 std::string hours_text(double hours) {

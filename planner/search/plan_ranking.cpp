@@ -72,18 +72,16 @@ class Ranker {
 
   void classify(PlanEntry& e) {
     const RunOutcome& o = e.run.outcome;
-    const std::string label = candidate_text(*e.node, e.config());
+    const auto label = [&] { return candidate_text(*e.node, e.config()); };
     const double need = s_.constraints.min_completion_probability;
     if (s_.constraints.deadline_hours && o.p_meets_deadline < need) {
       e.verdict = Verdict::probability;
-      keep_nearest(r_.misses, {Verdict::probability, need - o.p_meets_deadline, false,
-                               label + ": meets the " + hours_text(*s_.constraints.deadline_hours) + " h deadline with probability " +
+      keep_nearest(r_.misses, Verdict::probability, need - o.p_meets_deadline, false, [&] { return label() + ": meets the " + hours_text(*s_.constraints.deadline_hours) + " h deadline with probability " +
                                    fixed(o.p_meets_deadline, 3) + " (" + fixed(need, 2) + " required; " +
-                                   fixed(o.hours_at_target, 1) + " h at that probability)"});
+                                   fixed(o.hours_at_target, 1) + " h at that probability)"; });
     } else if (s_.constraints.budget_usd && o.usd.mean > *s_.constraints.budget_usd) {
       e.verdict = Verdict::budget;
-      keep_nearest(r_.misses, {Verdict::budget, o.usd.mean / *s_.constraints.budget_usd - 1.0, false,
-                               label + ": expected cost " + usd_text(o.usd.mean) + " with interruptions"});
+      keep_nearest(r_.misses, Verdict::budget, o.usd.mean / *s_.constraints.budget_usd - 1.0, false, [&] { return label() + ": expected cost " + usd_text(o.usd.mean) + " with interruptions"; });
     } else {
       e.verdict = Verdict::feasible;
     }

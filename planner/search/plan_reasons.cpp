@@ -79,7 +79,7 @@ class Explainer {
     c.recompute = Recompute::full;
     c.grad_accum = c.grad_accum * c.micro_batch;
     c.micro_batch = 1;
-    const Evaluation e = evaluate(s_, *w_.node, c, o_.profile);
+    const Evaluation e = evaluate(s_, *w_.node, c, o_.run.profile);
     const MemoryEstimate& m = e.memory;
     if (!m.fits_gpu()) {
       return "needs " + gib(m.peak_bytes) + " per GPU even at micro-batch 1 with full recompute (" +
@@ -135,7 +135,7 @@ class Explainer {
     c.recompute = Recompute::none;
     c.grad_accum = c.grad_accum * c.micro_batch;
     c.micro_batch = 1;
-    const Evaluation e = evaluate(s_, *w_.node, c, o_.profile);
+    const Evaluation e = evaluate(s_, *w_.node, c, o_.run.profile);
     out_.push_back("without activation checkpointing it does not fit: even micro-batch 1 peaks at " +
                    gib(e.memory.peak_bytes) + " (" + share_text(e.memory.peak_bytes / e.memory.usable_bytes - 1.0) +
                    " over the usable)");

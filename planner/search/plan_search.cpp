@@ -45,7 +45,11 @@ using Clock = std::chrono::steady_clock;
 struct Machine {
   const NodeSpec* node = nullptr;
   int node_limit = 1;
-  std::vector<Pricing> priced;
+  struct Price {
+    Pricing pricing;
+    double usd_per_node_hour;
+  };
+  std::vector<Price> priced;  // the scenario's pricings the machine lists, after its adjustments
   std::vector<Pricing> unpriced;
   double peak_flops = 0.0;
   std::string unusable;  // why no configuration of it can be simulated (no peak for the precision)
@@ -74,7 +78,12 @@ bool lighter_or_equal(const StrategyConfig& a, const StrategyConfig& b) {
 
 class Screen {
  public:
-  Screen(const Scenario& s, const PlanOptions& o) : s_(s), o_(o) {}
+  Screen(const Scenario& s, const PlanOptions& o)
+      : s_(s),
+        o_(o),
+        steps_(std::ceil(s.training.tokens / s.training.global_batch_tokens())),
+        step_flops_(s.training.global_batch_tokens() * flops_per_token(s.model, s.training.seq_len).forward() *
+                    (1.0 + backward_to_forward_ratio(s.training.method))) {}
 
   std::vector<Machine> machines(const Catalog& catalog) const {
     std::vector<Machine> out;
@@ -86,7 +95,11 @@ class Screen {
         StrategyConfig probe;
         probe.instance = node->id;
         probe.pricing = p;
-        (job_price(s_, *node, probe) ? m.priced : m.unpriced).push_back(p);
+        if (const std::optional<PriceChoice> price = job_price(s_, *node, probe)) {
+          m.priced.push_back({p, price->usd_per_node_hour});
+        } else {
+          m.unpriced.push_back(p);
+        }
       }
       try {
         m.peak_flops = peak_flops(node->gpu, s_.training.precision);
@@ -114,7 +127,7 @@ class Screen {
                                       ? m.unusable
                                       : "DP degree " + std::to_string(gpus) + " does not divide the global batch of " +
                                             std::to_string(global) + " sequences";
-          keep_nearest(invalid.misses, {Verdict::invalid, 0.0, false, machine_text(*m.node, nodes) + ": " + why});
+          keep_nearest(invalid.misses, Verdict::invalid, 0.0, false, [&] { return machine_text(*m.node, nodes) + ": " + why; });
           continue;
         }
         for (Sharding sh : sharding_choices(gpus, nodes)) {
@@ -157,83 +170,73 @@ class Screen {
 
   void count(GroupResult& r, Verdict v, std::size_t n) const { r.counts[static_cast<int>(v)] += static_cast<std::int64_t>(n); }
 
-  double steps() const { return std::ceil(s_.training.tokens / s_.training.global_batch_tokens()); }
-
-  // The model FLOPs of a step at the GPU's peak: no simulated step can be shorter.
+  // The model FLOPs of a step spread over every GPU at its peak: no simulated step can be shorter.
   double step_lower_bound_seconds(const Machine& m, const StrategyConfig& c) const {
-    const double tokens = s_.training.global_batch_tokens() / static_cast<double>(c.nodes * m.node->gpus_per_node);
-    const double flops = tokens * flops_per_token(s_.model, s_.training.seq_len).forward() *
-                         (1.0 + backward_to_forward_ratio(s_.training.method));
-    return flops / m.peak_flops;
+    return step_flops_ / (static_cast<double>(c.nodes * m.node->gpus_per_node) * m.peak_flops);
   }
 
   void variant(const Machine& m, const StrategyConfig& base, std::vector<StrategyConfig>& fit, GroupResult& r) const {
     count(r, Verdict::invalid, m.unpriced.size());
     for (Pricing p : m.unpriced) {
-      keep_nearest(r.misses, {Verdict::invalid, 0.0, false, m.node->id + " lists no " + to_string(p) + " price"});
+      keep_nearest(r.misses, Verdict::invalid, 0.0, false, [&] { return m.node->id + " lists no " + to_string(p) + " price"; });
     }
     const std::size_t priced = m.priced.size();
     if (priced == 0) return;
     for (const StrategyConfig& f : fit) {
       if (lighter_or_equal(f, base)) return count(r, Verdict::dominated, priced);
     }
-    const std::string label = candidate_text(*m.node, base);
+    const auto label = [&] { return candidate_text(*m.node, base); };
     MemoryEstimate memory = estimate_memory(s_.model, s_.training, base, *m.node, s_.constraints.vram_headroom);
     if (!memory.fits_host() || !memory.fits_nvme()) {
       const bool host = !memory.fits_host();
       const double need = host ? memory.host_bytes_per_node : memory.nvme_bytes_per_node;
       const double have = host ? memory.host_capacity_bytes : memory.nvme_capacity_bytes;
       count(r, Verdict::oom, priced);
-      keep_nearest(r.misses, {Verdict::oom, need / have - 1.0, false,
-                              label + ": " + share_text(need / have - 1.0) + " over the " + (host ? "host RAM" : "local NVMe") +
-                                  " per node (" + gib(need) + " of " + gib(have) + ")"});
+      keep_nearest(r.misses, Verdict::oom, need / have - 1.0, false, [&] { return label() + ": " + share_text(need / have - 1.0) + " over the " + (host ? "host RAM" : "local NVMe") +
+                                  " per node (" + gib(need) + " of " + gib(have) + ")"; });
       return;
     }
-    if (resident_exceeds_capacity(memory)) {
-      const MemoryBreakdown& b = memory.gpu;
-      const double resident = b.total() - b.activations - b.logits - b.gathered_params - b.fragmentation;
+    if (const double resident = resident_bytes(memory); resident > memory.usable_bytes) {
       count(r, Verdict::oom, priced);
-      keep_nearest(r.misses, {Verdict::oom, resident / memory.usable_bytes - 1.0, true,
-                              label + ": at least " + share_text(resident / memory.usable_bytes - 1.0) +
+      keep_nearest(r.misses, Verdict::oom, resident / memory.usable_bytes - 1.0, true, [&] { return label() + ": at least " + share_text(resident / memory.usable_bytes - 1.0) +
                                   " short of memory (" + gib(resident) + " resident before activations, " +
-                                  gib(memory.usable_bytes) + " usable)"});
+                                  gib(memory.usable_bytes) + " usable)"; });
       return;
     }
-    const double lb_hours = steps() * step_lower_bound_seconds(m, base) / 3600.0;
+    const double lb_hours = steps_ * step_lower_bound_seconds(m, base) / 3600.0;
     if (s_.constraints.deadline_hours && lb_hours > *s_.constraints.deadline_hours) {
       count(r, Verdict::deadline, priced);
-      keep_nearest(r.misses, {Verdict::deadline, lb_hours / *s_.constraints.deadline_hours - 1.0, true,
-                              label + ": needs at least " + fixed(lb_hours, 1) + " h at the GPU's peak FLOP/s"});
+      keep_nearest(r.misses, Verdict::deadline, lb_hours / *s_.constraints.deadline_hours - 1.0, true, [&] { return label() + ": needs at least " + fixed(lb_hours, 1) + " h at the GPU's peak FLOP/s"; });
       return;
     }
     std::vector<Pricing> pricings;
-    for (Pricing p : m.priced) {
-      StrategyConfig c = base;
-      c.pricing = p;
-      const double lb_usd = lb_hours * job_price(s_, *m.node, c)->usd_per_node_hour * c.nodes;
+    for (const Machine::Price& price : m.priced) {
+      const double lb_usd = lb_hours * price.usd_per_node_hour * base.nodes;
       if (s_.constraints.budget_usd && lb_usd > *s_.constraints.budget_usd) {
         count(r, Verdict::budget, 1);
-        keep_nearest(r.misses, {Verdict::budget, lb_usd / *s_.constraints.budget_usd - 1.0, true,
-                                candidate_text(*m.node, c) + ": costs at least " + usd_text(lb_usd) + " at the GPU's peak FLOP/s"});
+        keep_nearest(r.misses, Verdict::budget, lb_usd / *s_.constraints.budget_usd - 1.0, true, [&] {
+          StrategyConfig c = base;
+          c.pricing = price.pricing;
+          return candidate_text(*m.node, c) + ": costs at least " + usd_text(lb_usd) + " at the GPU's peak FLOP/s";
+        });
       } else {
-        pricings.push_back(p);
+        pricings.push_back(price.pricing);
       }
     }
     if (pricings.empty()) return;
 
-    Evaluation e = evaluate(s_, *m.node, base, o_.profile);
+    Evaluation e = evaluate(s_, *m.node, base, o_.run.profile);
     ++r.simulated;
     if (!e.step) {
       count(r, Verdict::invalid, pricings.size());
-      keep_nearest(r.misses, {Verdict::invalid, 0.0, false, label + ": " + e.step_unavailable});
+      keep_nearest(r.misses, Verdict::invalid, 0.0, false, [&] { return label() + ": " + e.step_unavailable; });
       return;
     }
     if (!e.memory.fits()) {
       const double over = e.memory.peak_bytes / e.memory.usable_bytes - 1.0;
       count(r, Verdict::oom, pricings.size());
-      keep_nearest(r.misses, {Verdict::oom, over, false,
-                              label + ": " + share_text(over) + " short of memory (peak " + gib(e.memory.peak_bytes) +
-                                  ", " + gib(e.memory.usable_bytes) + " usable)"});
+      keep_nearest(r.misses, Verdict::oom, over, false, [&] { return label() + ": " + share_text(over) + " short of memory (peak " + gib(e.memory.peak_bytes) +
+                                  ", " + gib(e.memory.usable_bytes) + " usable)"; });
       return;
     }
     fit.push_back(base);
@@ -251,25 +254,22 @@ class Screen {
     entry.evaluation = e;
     entry.evaluation.config.pricing = pricing;
     entry.run = prepare_run(s_, *m.node, entry.config(), e.step->seconds(), o_.run);
-    const std::string label = candidate_text(*m.node, entry.config());
+    const auto label = [&] { return candidate_text(*m.node, entry.config()); };
     const double hours = entry.run.outcome.failure_free_hours;
     if (s_.constraints.deadline_hours && hours > *s_.constraints.deadline_hours) {
       entry.verdict = Verdict::deadline;
-      keep_nearest(r.misses, {Verdict::deadline, hours / *s_.constraints.deadline_hours - 1.0, false,
-                              label + ": needs " + fixed(hours, 1) + " h without a single interruption"});
+      keep_nearest(r.misses, Verdict::deadline, hours / *s_.constraints.deadline_hours - 1.0, false, [&] { return label() + ": needs " + fixed(hours, 1) + " h without a single interruption"; });
     } else if (s_.constraints.budget_usd && entry.expected_usd() > *s_.constraints.budget_usd) {
       entry.verdict = Verdict::budget;
-      keep_nearest(r.misses, {Verdict::budget, entry.expected_usd() / *s_.constraints.budget_usd - 1.0, false,
-                              label + ": expected cost " + usd_text(entry.expected_usd())});
+      keep_nearest(r.misses, Verdict::budget, entry.expected_usd() / *s_.constraints.budget_usd - 1.0, false, [&] { return label() + ": expected cost " + usd_text(entry.expected_usd()); });
     } else if (const double bound = probability_bound(entry); bound < s_.constraints.min_completion_probability) {
       // Even the Cantelli bound is short: no Monte Carlo can find the probability needed.
       entry.verdict = Verdict::probability;
       entry.run.outcome.p_meets_deadline = bound;
-      keep_nearest(r.misses, {Verdict::probability, s_.constraints.min_completion_probability - bound, true,
-                              label + ": meets the " + hours_text(*s_.constraints.deadline_hours) +
+      keep_nearest(r.misses, Verdict::probability, s_.constraints.min_completion_probability - bound, true, [&] { return label() + ": meets the " + hours_text(*s_.constraints.deadline_hours) +
                                   " h deadline with probability at most " + fixed(bound, 3) + " (expected " +
                                   fixed(entry.run.expected_hours, 1) + " h with " +
-                                  fixed(entry.run.job_interruptions_per_hour, 2) + " interruptions per hour)"});
+                                  fixed(entry.run.job_interruptions_per_hour, 2) + " interruptions per hour)"; });
     } else {
       entry.verdict = Verdict::bounded;  // decided by the Monte Carlo, or pruned by its bound
     }
@@ -279,6 +279,8 @@ class Screen {
 
   const Scenario& s_;
   const PlanOptions& o_;
+  double steps_;
+  double step_flops_;  // model FLOPs of one step, all GPUs together
 };
 
 }  // namespace

@@ -37,9 +37,8 @@ inline constexpr int kVerdicts = 8;
 std::string to_string(Verdict v);
 
 struct PlanOptions {
-  RunOptions run;
-  int top = 5;  // alternatives listed besides the winner
-  const CalibrationProfile* profile = nullptr;
+  RunOptions run;  // seed, trials, and the calibration profile (used by the step simulation too)
+  int top = 5;     // alternatives listed besides the winner
   bool suggest = true;  // when nothing is feasible, search what would be (more nodes, other machines)
 };
 
@@ -72,12 +71,20 @@ struct NearestMiss {
 using MissSlots = std::array<std::optional<NearestMiss>, kVerdicts>;
 void keep_nearest(MissSlots& slots, NearestMiss miss);
 
+// The same, with the text written only when the miss is the nearest so far: most rejections are
+// not, and the screen rejects tens of thousands of configs.
+template <class Text>
+void keep_nearest(MissSlots& slots, Verdict reason, double shortfall, bool at_least, Text&& text) {
+  std::optional<NearestMiss>& slot = slots[static_cast<int>(reason)];
+  if (!slot || shortfall < slot->shortfall) slot = NearestMiss{reason, shortfall, at_least, text()};
+}
+
 struct Plan {
   std::string scenario;
   std::optional<PlanEntry> best;
   std::vector<PlanEntry> alternatives;  // the best of other (machine, nodes, pricing) choices
   std::vector<PlanEntry> frontier;      // cost vs time Pareto frontier of feasible plans, fastest first
-  std::vector<PlanEntry> screened;      // every simulated config that passed the memory, deadline and budget screens
+  std::vector<PlanEntry> screened;      // every simulated config that fits in memory, with its verdict
   std::array<std::int64_t, kVerdicts> counts{};
   std::vector<NearestMiss> nearest_misses;
   std::vector<std::string> reasons;      // why the winner

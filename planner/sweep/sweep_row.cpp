@@ -34,9 +34,8 @@ SweepRow sweep_row(const std::string& file, const Scenario& s, const Plan& plan)
   if (!r.feasible) {
     r.why = infeasible_why(plan);
     r.config = nullptr;
-    // Over budget: the budget is what rejected the plans that fit and meet the deadline.
-    r.over_budget = s.constraints.budget_usd && plan.counts[static_cast<int>(Verdict::budget)] > 0 &&
-                    plan.counts[static_cast<int>(Verdict::probability)] == 0;
+    // Over budget: some config fit and passed the deadline checks (they come first) and then cost too much.
+    r.over_budget = plan.counts[static_cast<int>(Verdict::budget)] > 0;
     return r;
   }
   const PlanEntry& b = *plan.best;

@@ -47,24 +47,21 @@ double AnalyticalCollectives::seconds(CollectiveOp op, double bytes, const Colle
   return latency + bus_factor(op, g.ranks) * bytes / (link * cd::kAchievableFractionOfLink);
 }
 
-MeasuredCollectives::MeasuredCollectives(std::vector<CollectiveTable> tables, const CollectiveModel* fallback)
-    : fallback_(fallback) {
-  for (CollectiveTable& t : tables) {
-    std::sort(t.points.begin(), t.points.end());
-    tables_[{t.op, t.ranks}] = std::move(t.points);
+const CollectiveTable* MeasuredCollectives::table(CollectiveOp op, int ranks) const {
+  for (const CollectiveTable& t : *tables_) {
+    if (t.op == op && t.ranks == ranks && !t.points.empty()) return &t;
   }
+  return nullptr;
 }
-
-bool MeasuredCollectives::has_table(CollectiveOp op, int ranks) const { return tables_.contains({op, ranks}); }
 
 double MeasuredCollectives::seconds(CollectiveOp op, double bytes, const CollectiveGroup& g) const {
   if (g.ranks <= 1 || bytes <= 0.0) return 0.0;
-  const auto it = tables_.find({op, g.ranks});
-  if (it == tables_.end() || it->second.empty() || g.nodes() > 1) {
+  const CollectiveTable* t = table(op, g.ranks);
+  if (t == nullptr || g.nodes() > 1) {
     if (fallback_ == nullptr) throw std::invalid_argument("no measured table and no fallback collective model");
     return fallback_->seconds(op, bytes, g);
   }
-  const auto& p = it->second;
+  const auto& p = t->points;
   if (bytes <= p.front().first) return p.front().second;
   if (bytes >= p.back().first) return p.back().second * bytes / p.back().first;
   const auto hi = std::lower_bound(p.begin(), p.end(), std::make_pair(bytes, 0.0));

@@ -58,14 +58,20 @@ struct CollectiveTable {
 
 // Interpolates linearly in size between measured points; below the first point the first time (the
 // latency floor), beyond the last the last point's bus bandwidth. Other groups use the fallback.
+// Refers to the tables without copying them (a planner builds one per simulation): they must outlive
+// it and hold ascending sizes, which both readers (calibration profile, nccl-tests CSV) enforce.
 class MeasuredCollectives : public CollectiveModel {
  public:
-  MeasuredCollectives(std::vector<CollectiveTable> tables, const CollectiveModel* fallback);
+  MeasuredCollectives(const std::vector<CollectiveTable>& tables, const CollectiveModel* fallback)
+      : tables_(&tables), fallback_(fallback) {}
+  MeasuredCollectives(std::vector<CollectiveTable>&&, const CollectiveModel*) = delete;  // would dangle
   double seconds(CollectiveOp op, double bytes, const CollectiveGroup& group) const override;
-  bool has_table(CollectiveOp op, int ranks) const;
+  bool has_table(CollectiveOp op, int ranks) const { return table(op, ranks) != nullptr; }
 
  private:
-  std::map<std::pair<CollectiveOp, int>, std::vector<std::pair<double, double>>> tables_;
+  const CollectiveTable* table(CollectiveOp op, int ranks) const;
+
+  const std::vector<CollectiveTable>* tables_;
   const CollectiveModel* fallback_;
 };
 

@@ -1,4 +1,5 @@
 #include "planner/report/html/plan_html.hpp"
+#include "simulator/memory/memory_defaults.hpp"
 
 #include "planner/report/html/chartjs_bundle.hpp"
 #include "planner/report/plan_rows.hpp"
@@ -10,8 +11,6 @@
 namespace preflight {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string escape(const std::string& text) {
   std::string out;
@@ -61,7 +60,7 @@ nlohmann::ordered_json memory_data(const Plan& p) {
     const MemoryEstimate& m = e->evaluation.memory;
     const MemoryBreakdown& g = m.gpu;
     labels.push_back(std::to_string(e->config().nodes) + " x " + e->config().instance + " " + to_string(e->config().pricing));
-    const auto gib = [](double b) { return rounded(b / kGiB, 3); };
+    const auto gib = [](double b) { return rounded(b / memory_defaults::kGiB, 3); };
     parts["params"].push_back(gib(g.params + g.gathered_params));
     parts["grads"].push_back(gib(g.grads + g.grad_buffers));
     parts["optimizer"].push_back(gib(g.optimizer));
