@@ -87,5 +87,42 @@ TEST(ActivationMemory, LogitsAndLossBuffers) {
   EXPECT_DOUBLE_EQ(a.logits, 2048.0 * 51200.0 * 10.0);
 }
 
+
+// Korthikanti Table 2 with tensor parallelism t: s*b*h*(10 + 24/t + 5as/(ht)) without sequence
+// parallelism; s*b*h/t*(34 + 5as/h) with it; 34*s*b*h/t with selective recompute and sequence
+// parallelism; the full-recompute input 2*s*b*h/t once sequence parallelism splits it.
+TEST(ActivationMemory, KorthikantiTensorAndSequenceParallel) {
+  const ModelSpec m = gpt3_175b();
+  const double s = 2048, h = 12288, heads = 96, t = 8;
+  ActivationInputs in = inputs(Recompute::none, false);
+  in.tp = 8;
+  EXPECT_DOUBLE_EQ(activation_memory(m, in).per_layer_stored, s * h * (10.0 + 24.0 / t + 5.0 * heads * s / (h * t)));
+  in.sequence_parallel = true;
+  EXPECT_DOUBLE_EQ(activation_memory(m, in).per_layer_stored, s * h / t * (34.0 + 5.0 * heads * s / h));
+  in.recompute = Recompute::selective;
+  EXPECT_DOUBLE_EQ(activation_memory(m, in).per_layer_stored, s * h / t * 34.0);
+  in.recompute = Recompute::full;
+  EXPECT_DOUBLE_EQ(activation_memory(m, in).per_layer_stored, 2.0 * s * h / t);
+  EXPECT_DOUBLE_EQ(activation_memory(m, in).logits, s * 51200.0 * 10.0 / t);  // vocabulary-parallel
+}
+
+// Korthikanti section 4.2.3: under 1F1B the first stage keeps pp micro-batches of its L/pp layers,
+// so the total is L layers' worth whatever pp is; interleaving adds (1 + (pp - 1)/(pp * v)).
+TEST(ActivationMemory, PipelineFirstStageHoldsPpMicroBatches) {
+  const ModelSpec m = gpt3_175b();
+  ActivationInputs in = inputs(Recompute::selective, false);
+  in.tp = 8;
+  in.sequence_parallel = true;
+  const double per_layer = 2048.0 * 12288.0 / 8.0 * 34.0;
+  const ActivationMemory whole = activation_memory(m, in);
+  in.stage_layers = 96 / 8;
+  in.in_flight_micro_batches = 8.0;
+  const ActivationMemory first_stage = activation_memory(m, in);
+  EXPECT_DOUBLE_EQ(first_stage.layers_total - first_stage.outside_layers, 96.0 * per_layer);
+  EXPECT_DOUBLE_EQ(whole.layers_total - whole.outside_layers, 96.0 * per_layer);
+  in.in_flight_micro_batches = 8.0 * (1.0 + 7.0 / (8.0 * 3.0));  // interleaved, 3 chunks
+  EXPECT_DOUBLE_EQ(activation_memory(m, in).layers_total - first_stage.outside_layers, 96.0 * per_layer * (1.0 + 7.0 / 24.0));
+}
+
 }  // namespace
 }  // namespace preflight

@@ -147,5 +147,26 @@ TEST(CliExport, WithoutAConfigExportsThePlansWinner) {
   fs::remove_all(dir);
 }
 
+
+// A tensor/pipeline-parallel config exports as a Megatron-LM launch with the layout simulated:
+// 64 GPUs = tp 4 x pp 8 x dp 2; 512 sequences = micro-batch 1 x 256 accumulation x 2 replicas.
+TEST(CliExport, MegatronLaunchCarriesTheLayout) {
+  const std::string config =
+      R"('{"instance": "aws/p4de.24xlarge", "nodes": 8, "parallelism": {"tp": 4, "pp": 8, "sequence_parallel": true, "interleave": 2}, "sharding": "zero1", "activation_checkpointing": "selective", "micro_batch": 1}')";
+  const test::CliResult m = test::run_preflight("export megatron " + scenario("llama2-70b-sft-a100") + " --config " + config);
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  for (const char* flag : {"--nnodes=8", "--tensor-model-parallel-size 4 --pipeline-model-parallel-size 8",
+                           "--num-layers-per-virtual-pipeline-stage 5", "--sequence-parallel", "--use-distributed-optimizer",
+                           "--num-layers 80 --hidden-size 8192 --ffn-hidden-size 28672 --num-attention-heads 64",
+                           "--group-query-attention --num-query-groups 8", "--swiglu", "--normalization RMSNorm",
+                           "--micro-batch-size 1 --global-batch-size 512", "--recompute-granularity selective", "--train-iters 239"}) {
+    EXPECT_NE(m.out.find(flag), std::string::npos) << flag << " missing in:\n" << m.out;
+  }
+  // The same config simulates and plans as the same layout.
+  const test::CliResult sim = test::run_preflight("simulate " + scenario("llama2-70b-sft-a100") + " --config " + config);
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_NE(sim.out.find("tp 4 + sequence parallel, pp 8 (interleaved x2)"), std::string::npos) << sim.out;
+}
+
 }  // namespace
 }  // namespace preflight

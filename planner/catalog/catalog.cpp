@@ -63,6 +63,10 @@ GpuSpec read_gpu(const nlohmann::json& j, const std::string& file, const std::st
   peaks.finish();
   g.nvlink_bytes_per_second_bidirectional = r.number("nvlink_GBps_per_gpu_bidirectional", {0.0, 1e5, false, "GB/s"}) * 1e9;
   if (r.has("pcie_gen") && !r.raw("pcie_gen").is_null()) r.integer("pcie_gen", 1, 7);
+  // Streaming multiprocessors: what a GEMM's tiles are spread over (null: not published).
+  if (!r.has("sm_count")) r.fail("sm_count", "an integer from 1 to 1024 or null (required)");
+  if (!r.raw("sm_count").is_null()) g.sm_count = static_cast<int>(r.integer("sm_count", 1, 1024));
+  r.string("sm_count_source");
   g.source = r.string("source");
   g.as_of = read_as_of(r);
   r.optional_string("notes");

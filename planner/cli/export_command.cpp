@@ -50,7 +50,12 @@ int run_export_command(const ExportOptions& options, std::ostream& out, std::ost
     if (!e.step) throw InvalidConfig("instance", e.step_unavailable);
     const RunEstimate run = prepare_run(scenario, node, config, e.step->seconds(), RunOptions{});
     const ExportPlan plan{&scenario, &node, config, run.steps, run.checkpoint.interval_steps};
-    if (options.target == "deepspeed") {
+    if (options.target != "megatron" && (config.parallelism.tp > 1 || config.parallelism.pp > 1)) {
+      throw InvalidConfig("parallelism", "tensor/pipeline parallelism runs on Megatron-LM: use `preflight export megatron`");
+    }
+    if (options.target == "megatron") {
+      text = megatron_command(plan);
+    } else if (options.target == "deepspeed") {
       text = deepspeed_config_json(plan);
     } else if (options.target == "accelerate") {
       text = accelerate_config_yaml(plan);

@@ -67,10 +67,10 @@ int main(int argc, char** argv) {
   add_monte_carlo_options(*plan_cmd, plan.seed, plan.trials, threads);
 
   preflight::cli::ExportOptions exporter;
-  CLI::App* export_cmd = app.add_subcommand("export", "Ready-to-use DeepSpeed JSON, Accelerate YAML or torchrun command for a config (default: the plan's winner)");
-  export_cmd->add_option("target", exporter.target, "deepspeed, accelerate or torchrun")
+  CLI::App* export_cmd = app.add_subcommand("export", "Ready-to-use DeepSpeed JSON, Accelerate YAML, torchrun or Megatron-LM command for a config (default: the plan's winner)");
+  export_cmd->add_option("target", exporter.target, "deepspeed, accelerate, torchrun or megatron (the one for tensor/pipeline parallelism)")
       ->required()
-      ->check(CLI::IsMember({"deepspeed", "accelerate", "torchrun"}));
+      ->check(CLI::IsMember({"deepspeed", "accelerate", "torchrun", "megatron"}));
   export_cmd->add_option("scenario", exporter.scenario, "Scenario JSON file")->required();
   export_cmd->add_option("--config", exporter.config, "Config JSON file, or an inline JSON object");
   export_cmd->add_option("--out", exporter.out, "Write the file here instead of stdout");

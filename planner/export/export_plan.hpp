@@ -24,8 +24,15 @@ std::string deepspeed_config_json(const ExportPlan& plan);
 // An Accelerate config file: FSDP, DeepSpeed (inline, same values as the JSON) or plain multi-GPU.
 std::string accelerate_config_yaml(const ExportPlan& plan);
 
+// `torchrun` with the rendezvous of `nodes` nodes (NODE_RANK, MASTER_ADDR) and a line continuation.
+std::string torchrun_launcher(int nodes, int gpus_per_node);
+
 // The launch command line for each node (torchrun, Hugging Face Trainer-style arguments).
 std::string torchrun_command(const ExportPlan& plan);
+
+// A Megatron-LM launch (torchrun pretrain_gpt.py) with the tensor/pipeline layout: the only export
+// of tensor- or pipeline-parallel configs. Throws InvalidConfig for LoRA/QLoRA, ZeRO-2/3 and offload.
+std::string megatron_command(const ExportPlan& plan);
 
 // The file names the exports refer to each other by.
 inline constexpr const char* kDeepSpeedConfigFile = "ds_config.json";

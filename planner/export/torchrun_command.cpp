@@ -18,6 +18,16 @@ std::string precision_flag(Precision p) {
 
 }  // namespace
 
+std::string torchrun_launcher(int nodes, int gpus_per_node) {
+  std::string s = "torchrun";
+  if (nodes > 1) {
+    s += " --nnodes=" + std::to_string(nodes) + " --node-rank=\"$NODE_RANK\" --rdzv-backend=c10d --rdzv-endpoint=\"$MASTER_ADDR:29500\"";
+  } else {
+    s += " --standalone";
+  }
+  return s + " --nproc-per-node=" + std::to_string(gpus_per_node) + " \\\n";
+}
+
 // Hugging Face Trainer arguments (TrainingArguments names); train.py stands for the user's script.
 std::string torchrun_command(const ExportPlan& p) {
   const StrategyConfig& c = p.config;
@@ -36,13 +46,7 @@ std::string torchrun_command(const ExportPlan& p) {
          "# load the model with attn_implementation=\"sdpa\" or \"flash_attention_2\" and no gradient checkpointing.\n";
   }
   s += "set -eu\n";
-  s += "torchrun";
-  if (c.nodes > 1) {
-    s += " --nnodes=" + std::to_string(c.nodes) + " --node-rank=\"$NODE_RANK\" --rdzv-backend=c10d --rdzv-endpoint=\"$MASTER_ADDR:29500\"";
-  } else {
-    s += " --standalone";
-  }
-  s += " --nproc-per-node=" + std::to_string(p.node->gpus_per_node) + " \\\n";
+  s += torchrun_launcher(c.nodes, p.node->gpus_per_node);
   s += "  train.py";
   if (engine == Engine::deepspeed) s += " --deepspeed " + std::string(kDeepSpeedConfigFile);
   s += " \\\n  --per_device_train_batch_size " + std::to_string(c.micro_batch) + " --gradient_accumulation_steps " +

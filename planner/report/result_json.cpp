@@ -96,7 +96,8 @@ nlohmann::ordered_json step_json(const StepTime& s, const NodeSpec& node, const 
                             {"recompute", rounded(s.recompute_seconds, 4)},
                             {"comm_exposed", rounded(s.comm_exposed_seconds, 4)},
                             {"offload_exposed", rounded(s.offload_exposed_seconds, 4)},
-                            {"optimizer", rounded(s.optimizer_seconds, 4)}};
+                            {"optimizer", rounded(s.optimizer_seconds, 4)},
+                            {"pipeline_bubble", rounded(s.pipeline_bubble_seconds, 4)}};
   j["model"] = "discrete_event";
   return j;
 }

@@ -1,5 +1,7 @@
 #include "planner/scenario/strategy_config_reader.hpp"
 
+#include "simulator/strategy/model_parallel.hpp"
+
 #include <filesystem>
 #include <limits>
 
@@ -131,6 +133,12 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
   c.recompute = ac == "full" ? Recompute::full : ac == "selective" ? Recompute::selective : Recompute::none;
   c.flash_attention = r.optional_boolean("flash_attention").value_or(true);
   c.zero_init = r.optional_boolean("zero_init").value_or(true);
+  try {
+    // Before the batch: the data-parallel degree is only defined for a valid layout.
+    validate_parallelism(scenario.model, c.parallelism, c.nodes * node->gpus_per_node, node->gpus_per_node);
+  } catch (const InvalidConfig& e) {
+    rethrow_at(source, e);
+  }
   complete_batch(r, c, scenario.training.global_batch_sequences, dp_degree(c, *node));
   c.pricing = r.optional_choice("pricing", {"on_demand", "spot"}).value_or("on_demand") == "spot" ? Pricing::spot
                                                                                                    : Pricing::on_demand;
@@ -148,6 +156,10 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
   r.finish();
   try {
     validate_memory_config(c);
+    if (c.parallelism.interleave > 1 && c.grad_accum % c.parallelism.pp != 0) {
+      throw InvalidConfig("grad_accum", "a multiple of pp = " + std::to_string(c.parallelism.pp) +
+                                            " (the interleaved schedule runs micro-batches in rounds of pp)");
+    }
   } catch (const InvalidConfig& e) {
     rethrow_at(source, e);
   }

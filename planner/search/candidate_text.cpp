@@ -13,7 +13,11 @@ std::string machine_text(const NodeSpec& node, int nodes) {
 }
 
 std::string strategy_text(const StrategyConfig& c) {
-  std::string s = to_string(c.sharding);
+  const Parallelism& p = c.parallelism;
+  std::string s;
+  if (p.tp > 1) s += "tp " + std::to_string(p.tp) + (p.sequence_parallel ? " + SP, " : ", ");
+  if (p.pp > 1) s += "pp " + std::to_string(p.pp) + (p.interleave > 1 ? " x" + std::to_string(p.interleave) + " interleaved, " : ", ");
+  s += to_string(c.sharding);
   if (c.offload.optimizer != OffloadTarget::none) s += " + optimizer on " + to_string(c.offload.optimizer);
   if (c.offload.params != OffloadTarget::none) s += " + params on " + to_string(c.offload.params);
   if (c.recompute != Recompute::none) s += ", " + to_string(c.recompute) + " recompute";

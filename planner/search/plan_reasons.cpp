@@ -48,7 +48,11 @@ class Explainer {
     out_.push_back("cheapest of " + std::to_string(feasible) + " feasible plans confirmed by Monte Carlo, out of " +
                    std::to_string(p_.evaluated) + " candidates (" + std::to_string(p_.simulated) + " step simulations)");
     fit();
-    for (int stage = 0; stage < sharding_scheme(w_.config().sharding).stage; ++stage) lighter_sharding(stage);
+    if (model_parallel(w_.config().parallelism)) {
+      without_model_parallelism();
+    } else {
+      for (int stage = 0; stage < sharding_scheme(w_.config().sharding).stage; ++stage) lighter_sharding(stage);
+    }
     if (w_.config().offload.optimizer != OffloadTarget::none || w_.config().offload.params != OffloadTarget::none) {
       without_offload();
     }
@@ -94,7 +98,7 @@ class Explainer {
     const Sharding sharding = kByStage[stage];
     if (w_.config().nodes * w_.node->gpus_per_node == 1 && stage == 1) return;  // ZeRO-1 is not searched on one GPU
     const PlanEntry* alt = cheapest_feasible(p_, [&](const PlanEntry& e) {
-      return same_machine(e) && sharding_scheme(e.config().sharding).stage == stage;
+      return same_machine(e) && sharding_scheme(e.config().sharding).stage == stage && !model_parallel(e.config().parallelism);
     });
     if (alt != nullptr) {
       out_.push_back(to_string(sharding) + " instead: also feasible here, " + variant_text(*alt) + ", " +
@@ -104,7 +108,26 @@ class Explainer {
     StrategyConfig c = w_.config();
     c.sharding = sharding;
     c.offload = {};
+    if (model_parallel(c.parallelism)) {
+      // Plain data parallelism spreads the batch over every GPU.
+      c.parallelism = {};
+      c.micro_batch = 1;
+      c.grad_accum = std::max<std::int64_t>(1, s_.training.global_batch_sequences / (c.nodes * w_.node->gpus_per_node));
+    }
     out_.push_back(to_string(sharding) + " does not fit here: it " + leanest_shortfall(c));
+  }
+
+  // A tensor/pipeline-parallel winner: what plain data parallelism (DDP or ZeRO) would do on the
+  // same machines.
+  void without_model_parallelism() {
+    for (int stage = 0; stage < 3; ++stage) lighter_sharding(stage);
+    const PlanEntry* alt = cheapest_feasible(p_, [&](const PlanEntry& e) {
+      return same_machine(e) && !model_parallel(e.config().parallelism);
+    });
+    if (alt != nullptr && sharding_scheme(alt->config().sharding).stage == 3) {
+      out_.push_back("without tensor/pipeline parallelism: " + variant_text(*alt) + ", " + step_and_cost(*alt) + " (" +
+                     worse_text(*alt, w_) + ")");
+    }
   }
 
   void without_offload() {

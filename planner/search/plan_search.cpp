@@ -60,6 +60,7 @@ struct Machine {
 struct Group {
   const Machine* machine = nullptr;
   int nodes = 1;
+  Parallelism layout;
   Sharding sharding = Sharding::ddp;
   std::int64_t micro_batch = 1;
   std::int64_t grad_accum = 1;
@@ -119,20 +120,25 @@ class Screen {
     for (const Machine& m : machines) {
       for (int nodes = 1; nodes <= m.node_limit; ++nodes) {
         const int gpus = nodes * m.node->gpus_per_node;
-        if (global % gpus != 0 || !m.unusable.empty()) {
-          const std::int64_t n = variants(*m.node, gpus, nodes) *
-                                 static_cast<std::int64_t>(m.priced.size() + m.unpriced.size());
-          invalid.counts[static_cast<int>(Verdict::invalid)] += n;
-          const std::string why = !m.unusable.empty()
-                                      ? m.unusable
-                                      : "DP degree " + std::to_string(gpus) + " does not divide the global batch of " +
-                                            std::to_string(global) + " sequences";
-          keep_nearest(invalid.misses, Verdict::invalid, 0.0, false, [&] { return machine_text(*m.node, nodes) + ": " + why; });
-          continue;
-        }
-        for (Sharding sh : sharding_choices(gpus, nodes)) {
-          for (std::int64_t mb : micro_batch_choices(global / gpus)) {
-            out.push_back({&m, nodes, sh, mb, global / gpus / mb});
+        for (const Parallelism& layout : parallelism_choices(s_.model, s_.training, *m.node, gpus)) {
+          const int dp = gpus / (layout.tp * layout.pp);
+          if (global % dp != 0 || !m.unusable.empty()) {
+            const std::int64_t n = variants(*m.node, gpus, nodes, layout) *
+                                   static_cast<std::int64_t>(m.priced.size() + m.unpriced.size());
+            invalid.counts[static_cast<int>(Verdict::invalid)] += n;
+            const std::string why = !m.unusable.empty()
+                                        ? m.unusable
+                                        : "DP degree " + std::to_string(dp) + " does not divide the global batch of " +
+                                              std::to_string(global) + " sequences";
+            keep_nearest(invalid.misses, Verdict::invalid, 0.0, false, [&] { return machine_text(*m.node, nodes) + ": " + why; });
+            continue;
+          }
+          for (Sharding sh : sharding_choices(gpus, nodes, layout)) {
+            for (std::int64_t mb : micro_batch_choices(global / dp)) {
+              // Megatron's interleaved schedule runs micro-batches in rounds of pp.
+              if (layout.interleave > 1 && (global / dp / mb) % layout.pp != 0) continue;
+              out.push_back({&m, nodes, layout, sh, mb, global / dp / mb});
+            }
           }
         }
       }
@@ -145,11 +151,12 @@ class Screen {
     const Machine& m = *g.machine;
     const int gpus = g.nodes * m.node->gpus_per_node;
     std::vector<StrategyConfig> fit;
-    for (const Offload& offload : offload_choices(g.sharding, *m.node, gpus)) {
+    for (const Offload& offload : offload_choices(g.sharding, *m.node, gpus, g.layout)) {
       for (Recompute recompute : kRecomputeChoices) {
         StrategyConfig c;
         c.instance = m.node->id;
         c.nodes = g.nodes;
+        c.parallelism = g.layout;
         c.sharding = g.sharding;
         c.offload = offload;
         c.recompute = recompute;
@@ -162,9 +169,11 @@ class Screen {
   }
 
  private:
-  static std::int64_t variants(const NodeSpec& node, int gpus, int nodes) {
+  static std::int64_t variants(const NodeSpec& node, int gpus, int nodes, const Parallelism& layout) {
     std::int64_t n = 0;
-    for (Sharding sh : sharding_choices(gpus, nodes)) n += static_cast<std::int64_t>(offload_choices(sh, node, gpus).size());
+    for (Sharding sh : sharding_choices(gpus, nodes, layout)) {
+      n += static_cast<std::int64_t>(offload_choices(sh, node, gpus, layout).size());
+    }
     return n * static_cast<std::int64_t>(std::size(kRecomputeChoices));
   }
 

@@ -48,7 +48,29 @@ int searched_node_limit(const Scenario& s, const NodeSpec& node) {
   return std::min(s.search.max_nodes, node.node_limit());
 }
 
-std::vector<Sharding> sharding_choices(int gpus, int nodes) {
+bool model_parallel(const Parallelism& layout) { return layout.tp > 1 || layout.pp > 1; }
+
+std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const TrainingJob& job, const NodeSpec& node, int gpus) {
+  std::vector<Parallelism> out{Parallelism{}};
+  if (job.method != Method::full) return out;
+  for (int tp = 1; tp <= node.gpus_per_node; tp *= 2) {
+    if (model.heads % tp != 0 || model.kv_heads % tp != 0) break;
+    for (int pp = 1; tp * pp <= gpus && pp <= model.layers; pp *= 2) {
+      if ((tp == 1 && pp == 1) || gpus % (tp * pp) != 0) continue;
+      for (int interleave : {1, 2}) {
+        if (interleave > 1 && (pp == 1 || model.layers % (pp * interleave) != 0)) continue;
+        out.push_back({tp, pp, tp > 1, interleave});
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Sharding> sharding_choices(int gpus, int nodes, const Parallelism& layout) {
+  if (model_parallel(layout)) {
+    if (gpus == layout.tp * layout.pp) return {Sharding::ddp};
+    return {Sharding::ddp, Sharding::zero1};
+  }
   if (gpus == 1) return {Sharding::ddp, Sharding::zero2, Sharding::zero3};
   std::vector<Sharding> s{Sharding::ddp,      Sharding::zero1,        Sharding::zero2, Sharding::zero3,
                           Sharding::fsdp_full, Sharding::fsdp_grad_op};
@@ -56,7 +78,8 @@ std::vector<Sharding> sharding_choices(int gpus, int nodes) {
   return s;
 }
 
-std::vector<Offload> offload_choices(Sharding sharding, const NodeSpec& node, int gpus) {
+std::vector<Offload> offload_choices(Sharding sharding, const NodeSpec& node, int gpus, const Parallelism& layout) {
+  if (model_parallel(layout)) return {Offload{}};
   const ShardingScheme scheme = sharding_scheme(sharding);
   const bool nvme = node.local_nvme_bytes > 0.0;
   constexpr OffloadTarget none = OffloadTarget::none, cpu = OffloadTarget::cpu, disk = OffloadTarget::nvme;

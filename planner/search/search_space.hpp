@@ -1,8 +1,8 @@
 #pragma once
 // The configurations `plan` considers for a scenario: machines (the scenario's instances, its GPU
 // filter, or the whole catalog with the inline clusters), node counts, and per node count the
-// sharding, offload, activation checkpointing and micro-batch choices an engine really offers.
-// Tensor and pipeline parallelism stay at 1 until the simulator models them.
+// tensor/pipeline layout, sharding, offload, activation checkpointing and micro-batch choices an
+// engine really offers.
 
 #include <cstdint>
 #include <vector>
@@ -23,14 +23,25 @@ std::vector<const NodeSpec*> searched_machines(const Scenario& scenario, const C
 // How many nodes of this machine the search may use.
 int searched_node_limit(const Scenario& scenario, const NodeSpec& node);
 
+// Megatron layouts for `gpus` GPUs of this machine, plain data parallelism first: tensor parallelism
+// in powers of two inside a node (dividing the heads), always with sequence parallelism (it lowers
+// both activation memory and step time: Korthikanti et al. 2022, Tables 2 and 4), pipeline stages in
+// powers of two up to the layers, and the interleaved schedule with two chunks where the layers allow.
+// Full training only: LoRA/QLoRA stacks (PEFT, bitsandbytes) have no tensor or pipeline parallelism.
+std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const TrainingJob& job, const NodeSpec& node, int gpus);
+
 // The sharding choices for a world of `gpus` ranks. One GPU has nothing to shard: plain training,
 // plus ZeRO-2/ZeRO-3 as the carriers of CPU/NVMe offload (ZeRO-Offload, ZeRO-Infinity). Hybrid
-// sharding only differs from full sharding across nodes.
-std::vector<Sharding> sharding_choices(int gpus, int nodes);
+// sharding only differs from full sharding across nodes. Beside tensor or pipeline parallelism only
+// Megatron's choices: replicated, or its distributed optimizer (ZeRO-1) when there are replicas.
+std::vector<Sharding> sharding_choices(int gpus, int nodes, const Parallelism& layout = {});
 
 // Offload combinations the sharding's engine offers on this machine (NVMe only with local NVMe),
-// lightest first. With one GPU under ZeRO, offload is the only reason to use ZeRO at all.
-std::vector<Offload> offload_choices(Sharding sharding, const NodeSpec& node, int gpus);
+// lightest first. With one GPU under ZeRO, offload is the only reason to use ZeRO at all. None
+// beside tensor or pipeline parallelism.
+std::vector<Offload> offload_choices(Sharding sharding, const NodeSpec& node, int gpus, const Parallelism& layout = {});
+
+bool model_parallel(const Parallelism& layout);
 
 // Divisors of the per-rank batch up to kMaxMicroBatch, ascending.
 std::vector<std::int64_t> micro_batch_choices(std::int64_t per_rank_batch);

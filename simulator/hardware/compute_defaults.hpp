@@ -9,6 +9,19 @@ namespace preflight::compute_defaults {
 // throughput flattens near 80% of peak once the GEMM fills every SM for many waves).
 constexpr double kMatmulPeakFraction = 0.80;
 
+// Below that plateau a GEMM loses what its shape wastes (NVIDIA Deep Learning Performance Guide,
+// "Matrix Multiplication Background", sections on tile and wave quantization): the output is cut into
+// tiles, one per SM at a time, and a last partial wave leaves SMs idle. cuBLAS's large 16-bit
+// kernels on sm80/sm90 use 256x128 and 128x128 output tiles (CUTLASS's default sm80 tile shapes);
+// the model takes whichever wastes less.
+constexpr double kGemmTileShapes[][2] = {{256.0, 128.0}, {128.0, 256.0}, {128.0, 128.0}};
+
+// A tile's k-loop is pipelined through shared memory: CUTLASS's sm80 multistage mainloop keeps 3
+// stages of 32-deep k-slices in flight, so each tile spends about two k-slices (64 of K) filling the
+// pipeline before its tensor cores run at rate. Efficiency k / (k + 64): what makes attention's
+// k = head_dim products (64-128) slow and leaves GEMMs with K in the thousands near the plateau.
+constexpr double kGemmPipelineFillK = 64.0;
+
 // Streaming kernels (norms, element-wise, softmax, optimizer) reach about 85% of the datasheet HBM
 // bandwidth (BabelStream copy/triad on A100 and H100).
 constexpr double kMemoryBandwidthFraction = 0.85;

@@ -1,6 +1,7 @@
 #include "simulator/hardware/compute_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "simulator/hardware/compute_defaults.hpp"
 #include "simulator/memory/memory_defaults.hpp"
@@ -28,17 +29,33 @@ double peak_flops(const GpuSpec& gpu, Precision precision) {
 
 DeviceRates device_rates(const GpuSpec& gpu, Precision precision, const CalibrationProfile* profile) {
   DeviceRates r{peak_flops(gpu, precision) * cd::kMatmulPeakFraction,
-                gpu.memory_bandwidth_bytes_per_second * cd::kMemoryBandwidthFraction, cd::kKernelFloorSeconds, std::nullopt};
+                gpu.memory_bandwidth_bytes_per_second * cd::kMemoryBandwidthFraction, cd::kKernelFloorSeconds,
+                static_cast<double>(gpu.sm_count.value_or(0)), std::nullopt};
   if (profile == nullptr || !profile->applies_to(gpu.id)) return r;
   r.measured_matmul = MatmulRates::from(profile->matmul, to_string(precision));
   if (profile->device_memory.copy_bytes_per_second) r.memory_bytes_per_second = *profile->device_memory.copy_bytes_per_second;
   return r;
 }
 
+double gemm_shape_efficiency(const Kernel& k, double sm_count) {
+  if (k.m <= 0.0 || k.n <= 0.0 || k.k <= 0.0) return 1.0;
+  const double fill = k.k / (k.k + cd::kGemmPipelineFillK);
+  if (sm_count <= 0.0) return fill;
+  // A batched GEMM launches every batch's tiles together.
+  const double batch = std::max(1.0, std::round(k.flops / (2.0 * k.m * k.n * k.k)));
+  double waves_used = 0.0;
+  for (const auto& tile : cd::kGemmTileShapes) {
+    const double tiles = std::ceil(k.m / tile[0]) * std::ceil(k.n / tile[1]) * batch;
+    const double slots = std::ceil(tiles / sm_count) * sm_count * tile[0] * tile[1];
+    waves_used = std::max(waves_used, k.m * k.n * batch / slots);
+  }
+  return waves_used * fill;
+}
+
 double kernel_seconds(const Kernel& k, const DeviceRates& r) {
   // Measured rates inside the profile's grid; outside it the named default (see profile_coverage.hpp).
   const bool measured = r.measured_matmul && k.m > 0.0 && r.measured_matmul->covers(k.m, k.n, k.k);
-  const double matmul_rate = measured ? r.measured_matmul->flops_per_second(k.m, k.n, k.k) : r.matmul_flops_per_second;
+  const double matmul_rate = measured ? r.measured_matmul->flops_per_second(k.m, k.n, k.k) : r.matmul_flops_per_second * gemm_shape_efficiency(k, r.sm_count);
   return std::max({k.flops / matmul_rate, k.bytes / r.memory_bytes_per_second, r.kernel_floor_seconds});
 }
 
@@ -81,13 +98,14 @@ void streaming(LayerCost& c, double bytes, const DeviceRates& r) {
 void attention_core(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in, double a, const DeviceRates& r) {
   const double b = static_cast<double>(in.micro_batch);
   const double s = static_cast<double>(in.seq_len);
-  const double heads = static_cast<double>(m.heads);
+  const double heads = static_cast<double>(m.heads) / static_cast<double>(in.tp);
   const double d = static_cast<double>(m.head_dim);
   const double tokens = b * s;
   if (in.flash_attention) {
     // Causal flash attention computes the lower triangle only: half of the 4*s*s*d MACs per head;
     // backward recomputes the scores and runs four matmuls instead of two (2.5x forward).
-    const Kernel fwd{2.0 * b * heads * s * s * d, a * tokens * static_cast<double>(2 * m.q_dim() + 2 * m.kv_dim())};
+    const Kernel fwd{2.0 * b * heads * s * s * d,
+                     a * tokens * static_cast<double>(2 * m.q_dim() + 2 * m.kv_dim()) / static_cast<double>(in.tp)};
     c.attention_core_forward.add(fwd, r);
     c.forward.add(fwd, r);
     c.backward.add({2.5 * fwd.flops, 2.0 * fwd.bytes}, r);
@@ -114,9 +132,11 @@ LayerCost layer_cost(const ModelSpec& m, const LayerCostInputs& in, const Device
   const double a = activation_bytes(in.precision);
   const double t = static_cast<double>(in.micro_batch * in.seq_len);
   const double h = static_cast<double>(m.hidden);
-  const double q = static_cast<double>(m.q_dim());
-  const double kv = static_cast<double>(m.kv_dim());
-  const double inter = static_cast<double>(m.intermediate);
+  const double tp = static_cast<double>(in.tp);
+  const double q = static_cast<double>(m.q_dim()) / tp;  // this rank's heads
+  const double kv = static_cast<double>(m.kv_dim()) / tp;
+  const double inter = static_cast<double>(m.intermediate) / tp;
+  const double st = in.sequence_parallel ? t / tp : t;  // tokens the norms and residuals see on this rank
   const double routed = t * static_cast<double>(std::min(m.experts_per_token, m.experts));  // tokens through experts
   const bool frozen = in.frozen_weights;
 
@@ -124,13 +144,13 @@ LayerCost layer_cost(const ModelSpec& m, const LayerCostInputs& in, const Device
   if (in.quantized_weights) {
     for (const LinearShape& l : layer_linears(m)) dequantize(c, static_cast<double>(l.weights()), a, r);
   }
-  streaming(c, 2.0 * a * t * h, r);  // input norm
+  streaming(c, 2.0 * a * st * h, r);  // input norm
   linear(c, t, h, q + 2.0 * kv, a, frozen, r);
   if (!m.learned_positions) streaming(c, 2.0 * a * t * (q + kv), r);  // rotary embedding on q and k
   attention_core(c, m, in, a, r);
   linear(c, t, q, h, a, frozen, r);
-  streaming(c, 3.0 * a * t * h, r);  // residual add (dropout fused)
-  streaming(c, 2.0 * a * t * h, r);  // post-attention norm
+  streaming(c, 3.0 * a * st * h, r);  // residual add (dropout fused)
+  streaming(c, 2.0 * a * st * h, r);  // post-attention norm
   if (m.is_moe()) linear(c, t, h, static_cast<double>(m.experts), a, frozen, r);  // router
   if (m.mlp == MlpKind::gated) {
     linear(c, routed, h, 2.0 * inter, a, frozen, r);  // gate and up, one fused GEMM
@@ -140,13 +160,13 @@ LayerCost layer_cost(const ModelSpec& m, const LayerCostInputs& in, const Device
     streaming(c, 2.0 * a * routed * inter, r);  // GELU
   }
   linear(c, routed, inter, h, a, frozen, r);
-  streaming(c, 3.0 * a * t * h, r);  // residual add
+  streaming(c, 3.0 * a * st * h, r);  // residual add
   if (in.lora != nullptr) {
     // Each adapted module adds A (in -> r) and B (r -> out), both trained.
     for (const LinearShape& l : layer_linears(m)) {
       if (std::find(in.lora->targets.begin(), in.lora->targets.end(), l.name) == in.lora->targets.end()) continue;
       const double tokens = l.copies > 1 ? routed : t;
-      linear(c, tokens, static_cast<double>(l.in), static_cast<double>(in.lora->rank), a, false, r);
+      linear(c, tokens, static_cast<double>(l.in) / tp, static_cast<double>(in.lora->rank), a, false, r);
       linear(c, tokens, static_cast<double>(in.lora->rank), static_cast<double>(l.out), a, false, r);
     }
   }
@@ -157,10 +177,12 @@ LayerCost head_cost(const ModelSpec& m, const LayerCostInputs& in, const DeviceR
   const double a = activation_bytes(in.precision);
   const double t = static_cast<double>(in.micro_batch * in.seq_len);
   const double h = static_cast<double>(m.hidden);
-  const double v = static_cast<double>(m.vocab);
+  const double tp = static_cast<double>(in.tp);
+  const double v = static_cast<double>(m.vocab) / tp;  // vocabulary-parallel lm_head and loss
+  const double st = in.sequence_parallel ? t / tp : t;
   LayerCost c;
-  streaming(c, 2.0 * a * t * h, r);  // embedding gather (and scatter-add in backward)
-  streaming(c, 2.0 * a * t * h, r);  // final norm
+  streaming(c, 2.0 * a * st * h, r);  // embedding gather (and scatter-add in backward)
+  streaming(c, 2.0 * a * st * h, r);  // final norm
   linear(c, t, h, v, a, in.frozen_weights, r);
   // Cross-entropy over fp32 logits: upcast, log-softmax, loss; backward writes the logit gradient.
   c.forward.add({0.0, t * v * (a + 4.0 + 4.0)}, r);

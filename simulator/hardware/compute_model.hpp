@@ -19,6 +19,7 @@ struct DeviceRates {
   double matmul_flops_per_second = 0.0;
   double memory_bytes_per_second = 0.0;
   double kernel_floor_seconds = 0.0;
+  double sm_count = 0.0;  // 0: unknown, no wave quantization
   std::optional<MatmulRates> measured_matmul;  // from a calibration profile: replaces the rate above by shape
 };
 
@@ -39,6 +40,10 @@ struct Kernel {
   double n = 0.0;
   double k = 0.0;
 };
+
+// The named-default share of the matmul rate a GEMM of this shape gets: wave quantization over the
+// SMs times the k-loop's pipeline fill (see compute_defaults.hpp); 1 for memory-bound kernels.
+double gemm_shape_efficiency(const Kernel& kernel, double sm_count);
 
 double kernel_seconds(const Kernel& kernel, const DeviceRates& rates);
 
@@ -65,6 +70,11 @@ struct LayerCostInputs {
   bool frozen_weights = false;      // LoRA/QLoRA: no weight gradients for the base
   bool quantized_weights = false;   // QLoRA: every matmul first dequantizes its 4-bit weight to 16 bits
   const LoraSpec* lora = nullptr;
+  // Megatron tensor parallelism: QKV and the MLP's first linear split their outputs, the attention
+  // heads split, o_proj and the MLP's second linear split their inputs; norms, residuals and dropout
+  // run on the whole activation on every rank unless sequence parallelism splits them.
+  int tp = 1;
+  bool sequence_parallel = false;
 };
 
 LayerCost layer_cost(const ModelSpec& model, const LayerCostInputs& in, const DeviceRates& rates);

@@ -17,6 +17,7 @@ struct GpuSpec {
   double memory_bandwidth_bytes_per_second = 0.0;
   PeakTflops peak_tflops;
   double nvlink_bytes_per_second_bidirectional = 0.0;
+  std::optional<int> sm_count;  // streaming multiprocessors; empty where NVIDIA publishes no count
   std::string source;
   std::string as_of;
 };

@@ -16,7 +16,8 @@ double gemm_input_bytes(Precision p) { return p == Precision::fp8 ? 1.0 : activa
 
 struct LayerTerms {
   double attention_core = 0.0;  // what selective recompute drops: softmax and its dropout
-  double rest = 0.0;
+  double rest = 0.0;            // inside the tensor-parallel region: split by tp
+  double outside = 0.0;         // norm inputs, the QKV and MLP inputs, dropout masks: split only by sequence parallelism
 };
 
 LayerTerms layer_terms(const ModelSpec& m, const ActivationInputs& in) {
@@ -32,11 +33,11 @@ LayerTerms layer_terms(const ModelSpec& m, const ActivationInputs& in) {
   LayerTerms t;
   // Attention block: two norm inputs, QKV input, Q/K/V (after rotary) for the score and value products,
   // output-projection input, and the residual dropout mask.
-  t.rest += 2.0 * a * h;                                          // norm inputs (attention and MLP)
-  t.rest += g * h;                                                // QKV projection input
+  t.outside += 2.0 * a * h;                                       // norm inputs (attention and MLP)
+  t.outside += g * h;                                             // QKV projection input
   t.rest += a * static_cast<double>(m.q_dim() + 2 * m.kv_dim());  // Q, K, V
   t.rest += g * static_cast<double>(m.q_dim());                   // o_proj input (flash attention's output O)
-  t.rest += dropout ? 2.0 * h : 0.0;                              // 1-byte masks after attention and MLP
+  t.outside += dropout ? 2.0 * h : 0.0;                           // 1-byte masks after attention and MLP
   if (in.flash_attention) {
     t.rest += 4.0 * heads;  // fp32 log-sum-exp per head: all flash attention keeps of the scores
   } else {
@@ -45,13 +46,13 @@ LayerTerms layer_terms(const ModelSpec& m, const ActivationInputs& in) {
     t.attention_core = heads * s * (a + (attn_dropout ? 1.0 + a : 0.0));
   }
   // MLP: input, then per expert the token passes through.
-  t.rest += g * h;
+  t.outside += g * h;
   if (m.mlp == MlpKind::gated) {
     t.rest += top_k * (3.0 * a + g) * inter;  // gate, up, act(gate), down_proj input
   } else {
     t.rest += top_k * (a + g) * inter;  // GELU input, fc2 input
   }
-  if (m.is_moe()) t.rest += 4.0 * static_cast<double>(m.experts);  // fp32 router logits
+  if (m.is_moe()) t.outside += 4.0 * static_cast<double>(m.experts);  // fp32 router logits
 
   if (in.lora != nullptr && !in.lora->targets.empty()) {
     // Each adapted module keeps the adapter input after dropout (plus its mask) and A's output.
@@ -62,6 +63,10 @@ LayerTerms layer_terms(const ModelSpec& m, const ActivationInputs& in) {
       t.rest += copies * (dropout_bytes + a * static_cast<double>(in.lora->rank));
     }
   }
+  const double tp = static_cast<double>(in.tp);
+  t.rest /= tp;
+  t.attention_core /= tp;
+  if (in.sequence_parallel) t.outside /= tp;
   return t;
 }
 
@@ -75,33 +80,39 @@ ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig&
   in.recompute = c.recompute;
   in.flash_attention = c.flash_attention;
   in.lora = job.method == Method::full ? nullptr : &job.lora;
+  in.tp = c.parallelism.tp;
+  in.sequence_parallel = c.parallelism.sequence_parallel;
   return in;
 }
 
 double layer_activation_bytes_per_token(const ModelSpec& model, const ActivationInputs& in) {
   const LayerTerms t = layer_terms(model, in);
-  return t.rest + t.attention_core;
+  return t.rest + t.outside + t.attention_core;
 }
 
 ActivationMemory activation_memory(const ModelSpec& m, const ActivationInputs& in) {
   const double tokens = static_cast<double>(in.seq_len * in.micro_batch);
   const double a = activation_bytes(in.precision);
   const LayerTerms t = layer_terms(m, in);
-  const double full_layer = (t.rest + t.attention_core) * tokens;
+  const double full_layer = (t.rest + t.outside + t.attention_core) * tokens;
+  // What leaves a rank whole unless sequence parallelism splits it along the sequence.
+  const double sp = in.sequence_parallel ? static_cast<double>(in.tp) : 1.0;
 
   ActivationMemory mem;
   switch (in.recompute) {
     case Recompute::none: mem.per_layer_stored = full_layer; break;
-    case Recompute::selective: mem.per_layer_stored = t.rest * tokens; break;
+    case Recompute::selective: mem.per_layer_stored = (t.rest + t.outside) * tokens; break;
     case Recompute::full:
       // Only each layer's input is kept (Korthikanti: 2sbh); backward rebuilds one layer at a time.
-      mem.per_layer_stored = a * static_cast<double>(m.hidden) * tokens;
+      mem.per_layer_stored = a * static_cast<double>(m.hidden) * tokens / sp;
       mem.recompute_working = full_layer;
       break;
   }
-  mem.outside_layers = 2.0 * a * static_cast<double>(m.hidden) * tokens;
-  mem.logits = static_cast<double>(m.vocab) * tokens * (a + memory_defaults::kLossBytesPerLogit);
-  mem.layers_total = mem.per_layer_stored * static_cast<double>(m.layers) + mem.recompute_working + mem.outside_layers;
+  mem.outside_layers = 2.0 * a * static_cast<double>(m.hidden) * tokens / sp;
+  // Megatron's vocabulary-parallel lm_head and cross-entropy split the logits by tp.
+  mem.logits = static_cast<double>(m.vocab) * tokens * (a + memory_defaults::kLossBytesPerLogit) / static_cast<double>(in.tp);
+  const double layers = static_cast<double>(in.stage_layers > 0 ? in.stage_layers : m.layers);
+  mem.layers_total = mem.per_layer_stored * layers * in.in_flight_micro_batches + mem.recompute_working + mem.outside_layers;
   return mem;
 }
 

@@ -19,6 +19,15 @@ struct ActivationInputs {
   Recompute recompute = Recompute::none;
   bool flash_attention = true;
   const LoraSpec* lora = nullptr;  // adapters add their own saved tensors
+  // Tensor parallelism splits what lies between the column- and row-parallel linears by tp; the norm
+  // and dropout tensors outside them stay whole on every rank unless sequence parallelism splits them
+  // too (Korthikanti: s*b*h*(10 + 24/t + 5as/(ht)), and with sequence parallelism s*b*h/t*(34 + 5as/h)).
+  int tp = 1;
+  bool sequence_parallel = false;
+  // Layers of this GPU's pipeline stage, and the micro-batches whose activations it keeps at once
+  // (1F1B: the first stage holds pp of them). 0 layers: the whole model (no pipeline).
+  std::int64_t stage_layers = 0;
+  double in_flight_micro_batches = 1.0;
 };
 
 struct ActivationMemory {
@@ -26,7 +35,7 @@ struct ActivationMemory {
   double recompute_working = 0.0;    // one layer's full activations, rebuilt during its backward
   double outside_layers = 0.0;       // final norm and lm_head inputs
   double logits = 0.0;               // lm_head output and the fp32 loss buffers
-  double layers_total = 0.0;         // per_layer_stored * layers + recompute_working + outside_layers
+  double layers_total = 0.0;         // per_layer_stored * layers in flight + recompute_working + outside_layers
 
   double total() const { return layers_total + logits; }
 };

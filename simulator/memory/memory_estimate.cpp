@@ -5,6 +5,7 @@
 #include "simulator/core/errors.hpp"
 #include "simulator/memory/memory_defaults.hpp"
 #include "simulator/model/parameter_count.hpp"
+#include "simulator/strategy/model_parallel.hpp"
 
 namespace preflight {
 
@@ -13,8 +14,11 @@ namespace md = memory_defaults;
 void validate_memory_config(const StrategyConfig& c) {
   const ShardingScheme scheme = sharding_scheme(c.sharding);
   const bool any_offload = c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none;
-  if (c.parallelism.tp != 1 || c.parallelism.pp != 1) {
-    throw InvalidConfig("parallelism", "tensor and pipeline parallelism (tp, pp > 1) are not modelled yet; use tp = pp = 1");
+  if ((c.parallelism.tp > 1 || c.parallelism.pp > 1) && (scheme.stage > 1 || any_offload)) {
+    // Megatron shards only the optimizer (its distributed optimizer, ZeRO-1) beside TP/PP, and
+    // DeepSpeed refuses ZeRO-2/3 with its pipeline engine.
+    throw InvalidConfig("sharding", "tensor and pipeline parallelism combine with ddp or zero1 (Megatron's distributed "
+                                    "optimizer) and no offload; use tp = pp = 1 for ZeRO-2/3, FSDP or offload");
   }
   if (scheme.engine == Engine::pytorch_ddp && any_offload) {
     throw InvalidConfig("offload", "offload needs a DeepSpeed ZeRO stage or FSDP; DDP keeps every state on the GPU");
@@ -37,8 +41,15 @@ void validate_memory_config(const StrategyConfig& c) {
 MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingJob& job, const StrategyConfig& c,
                                const NodeSpec& node, double vram_headroom) {
   validate_memory_config(c);
+  validate_parallelism(model, c.parallelism, c.nodes * node.gpus_per_node, node.gpus_per_node);
+  if (c.parallelism.interleave > 1 && c.grad_accum % c.parallelism.pp != 0) {
+    throw InvalidConfig("grad_accum", "the interleaved schedule runs micro-batches in rounds of pp = " +
+                                          std::to_string(c.parallelism.pp) + ": grad_accum " + std::to_string(c.grad_accum) +
+                                          " must be a multiple of it");
+  }
   const double world = static_cast<double>(c.nodes) * node.gpus_per_node;
   const double dp = world / static_cast<double>(c.parallelism.tp * c.parallelism.pp);
+  const StageLayout stages = stage_layout(model, c.parallelism);
 
   ShardingLayout layout;
   layout.scheme = sharding_scheme(c.sharding);
@@ -48,11 +59,15 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingJob& job, c
   layout.gpus_per_node = node.gpus_per_node;
   layout.world_size = world;
 
-  const ParameterFootprint footprint = parameter_footprint(model, job);
+  const ParameterFootprint footprint = stage_footprint(parameter_footprint(model, job), stages);
   const StateBytes bytes = state_bytes(job.precision, job.optimizer, job.method != Method::full);
   const ModelStateMemory states = model_state_memory(footprint, bytes, layout);
 
-  const ActivationMemory act = activation_memory(model, activation_inputs(job, c));
+  ActivationInputs act_in = activation_inputs(job, c);
+  act_in.stage_layers = stages.layers_per_stage;
+  act_in.in_flight_micro_batches = std::min(stages.in_flight_micro_batches, static_cast<double>(c.grad_accum));
+  // Conservative under pipelining: the first stage's in-flight activations plus the last stage's logits.
+  const ActivationMemory act = activation_memory(model, act_in);
 
   MemoryEstimate e;
   MemoryBreakdown& g = e.gpu;

@@ -11,6 +11,7 @@
 #include "simulator/model/flops.hpp"
 #include "simulator/hardware/host_defaults.hpp"
 #include "simulator/memory/memory_defaults.hpp"
+#include "simulator/strategy/model_parallel.hpp"
 
 namespace preflight {
 
@@ -28,7 +29,8 @@ class StepBuilder {
         c_(in.config),
         scheme_(sharding_scheme(in.config.sharding)),
         rates_(device_rates(in.node->gpu, in.job->precision, in.profile)),
-        footprint_(parameter_footprint(*in.model, *in.job)),
+        stages_(stage_layout(*in.model, in.config.parallelism)),
+        footprint_(stage_footprint(parameter_footprint(*in.model, *in.job), stages_)),
         bytes_(state_bytes(in.job->precision, in.job->optimizer, in.job->method != Method::full)) {
     LayerCostInputs lc;
     lc.seq_len = job_.seq_len;
@@ -38,6 +40,8 @@ class StepBuilder {
     lc.frozen_weights = job_.method != Method::full;
     lc.quantized_weights = job_.method == Method::qlora;
     lc.lora = job_.method == Method::full ? nullptr : &job_.lora;
+    lc.tp = stages_.tp;
+    lc.sequence_parallel = c_.parallelism.sequence_parallel;
     layer_ = layer_cost(model_, lc, rates_);
     head_ = head_cost(model_, lc, rates_);
     compute_ = add_resource("gpu compute");
@@ -45,19 +49,32 @@ class StepBuilder {
     h2d_ = add_resource("host-to-device copy");
     d2h_ = add_resource("device-to-host copy");
     cpu_ = add_resource("cpu");
+    if (stages_.tp > 1) tp_link_ = add_resource("tensor-parallel collectives");
+    if (stages_.pp > 1) p2p_ = add_resource("pipeline send/receive");
 
     activations_ = activation_memory(model_, activation_inputs(job_, c_));
 
     const MemoryBreakdown& g = in.memory.gpu;
-    // The timeline allocates activations, logits and gathered parameters itself; the rest is resident.
-    out_.graph.resident_bytes = g.total() - g.activations - g.logits - g.gathered_params;
+    // The timeline allocates activations, logits and gathered parameters itself; the rest is resident,
+    // and so are the activations of the other micro-batches a pipeline stage holds under 1F1B.
+    const double in_flight = std::min(stages_.in_flight_micro_batches, static_cast<double>(c_.grad_accum));
+    out_.graph.resident_bytes = g.total() - g.activations - g.logits - g.gathered_params +
+                                (in_flight - 1.0) * activations_.per_layer_stored * static_cast<double>(stages_.layers_per_stage);
     const double dp = in.memory.dp_degree;
-    world_ = {static_cast<int>(dp), std::min(static_cast<int>(dp), in.node->gpus_per_node)};
+    // Megatron places tensor-parallel ranks innermost, so a node holds gpus_per_node / tp ranks of each
+    // data-parallel group.
+    world_ = {static_cast<int>(dp), std::min(static_cast<int>(dp), std::max(1, in.node->gpus_per_node / stages_.tp))};
     shard_ = {static_cast<int>(in.memory.shard_degree), std::min(static_cast<int>(in.memory.shard_degree), in.node->gpus_per_node)};
   }
 
   StepGraph build() {
     std::optional<TaskId> previous;
+    if (stages_.pp > 1) {
+      // The pipeline's fill and drain: this stage idles while the micro-batches reach it and after its
+      // last backward leaves (Narayanan et al. 2021: (pp - 1) / interleave micro-batch times).
+      previous = add(TaskKind::bubble, "pipeline bubble", -1, compute_,
+                     stages_.bubble_micro_batches * stage_micro_batch_seconds());
+    }
     for (std::int64_t mb = 0; mb < c_.grad_accum; ++mb) {
       current_micro_batch_ = static_cast<std::int32_t>(mb);
       previous = micro_batch(previous, static_cast<int>(mb), mb + 1 == c_.grad_accum);
@@ -69,7 +86,8 @@ class StepBuilder {
     // kernels' own work (causal attention does half; recompute repeats the forward).
     const double tokens = static_cast<double>(c_.micro_batch * c_.grad_accum * job_.seq_len);
     const FlopsPerToken f = flops_per_token(model_, job_.seq_len);
-    out_.model_flops = tokens * f.forward() * (1.0 + backward_to_forward_ratio(job_.method));
+    out_.model_flops = tokens * f.forward() * (1.0 + backward_to_forward_ratio(job_.method)) /
+                       static_cast<double>(stages_.tp * stages_.pp);
     return std::move(out_);
   }
 
@@ -92,8 +110,56 @@ class StepBuilder {
 
   // Gradients of one layer as they leave backward (the trainable parameters of one block).
   double layer_grad_bytes() const {
-    return bytes_.grads * footprint_.trainable / static_cast<double>(model_.layers);
+    return bytes_.grads * footprint_.trainable / static_cast<double>(stages_.layers_per_stage);
   }
+
+  int stage_layers() const { return static_cast<int>(stages_.layers_per_stage); }
+
+  double recompute_seconds() const {
+    if (c_.recompute == Recompute::full) return layer_.forward.seconds;
+    return c_.recompute == Recompute::selective && !c_.flash_attention ? layer_.attention_core_forward.seconds : 0.0;
+  }
+
+  // Megatron's tensor-parallel layer communicates twice per pass over a layer, on the critical path:
+  // an all-reduce of the whole activation after the attention and after the MLP (backward: of their
+  // input gradients); with sequence parallelism an all-gather before and a reduce-scatter after each,
+  // the same bus traffic (Korthikanti et al. 2022, section 4.2.2).
+  // In backward, sequence parallelism gathers each column-parallel linear's input once more for its
+  // weight gradient (Megatron keeps only the 1/tp slice): two more all-gathers per layer.
+  double tensor_parallel_pass_seconds(bool backward = false) const {
+    if (stages_.tp == 1) return 0.0;
+    const double bytes = boundary_activation_bytes();
+    const CollectiveGroup group{stages_.tp, stages_.tp};
+    const CollectiveModel& m = *in_.collectives;
+    if (!c_.parallelism.sequence_parallel) return 2.0 * m.seconds(CollectiveOp::all_reduce, bytes, group);
+    const double gather = m.seconds(CollectiveOp::all_gather, bytes, group);
+    return 2.0 * (gather + m.seconds(CollectiveOp::reduce_scatter, bytes, group)) + (backward ? 2.0 * gather : 0.0);
+  }
+
+  // One micro-batch's activation (or its gradient) as it crosses a layer boundary, 16-bit unless fp32.
+  double boundary_activation_bytes() const {
+    return (job_.precision == Precision::fp32 ? 4.0 : 2.0) * static_cast<double>(c_.micro_batch * job_.seq_len) *
+           static_cast<double>(model_.hidden);
+  }
+
+  // Sending one micro-batch's activation to the next stage (or its gradient back): Megatron's
+  // scatter-gather optimisation sends each tensor-parallel rank's 1/tp slice, over the network when
+  // the job spans nodes. Each of the interleave chunks sends once.
+  double pipeline_transfer_seconds() const {
+    if (stages_.pp == 1) return 0.0;
+    const CollectiveGroup pair{2, c_.nodes > 1 ? 1 : 2};
+    return static_cast<double>(stages_.interleave) *
+           in_.collectives->seconds(CollectiveOp::broadcast, boundary_activation_bytes() / stages_.tp, pair);
+  }
+
+  // One micro-batch's forward and backward on a stage without the head: the unit of the bubble.
+  double stage_micro_batch_seconds() const {
+    const double forwards = c_.recompute == Recompute::full ? 2.0 : 1.0;
+    const double layer = layer_.forward.seconds + recompute_seconds() + layer_.backward.seconds +
+                         forwards * tensor_parallel_pass_seconds() + tensor_parallel_pass_seconds(true);
+    return static_cast<double>(stages_.layers_per_stage) * layer + 2.0 * pipeline_transfer_seconds();
+  }
+
 
   // Where a micro-batch's chain of tasks stands, shared by its forward and backward passes.
   struct Pass {
@@ -101,6 +167,22 @@ class StepBuilder {
     std::optional<TaskId> gather_prev;  // the last all-gather (the collective stream's order)
     std::vector<TaskId> computed;       // compute tasks in order, to bound prefetch to one layer ahead
   };
+
+  // Chains the tensor-parallel communication of one pass over a layer behind its compute.
+  void tensor_parallel_sync(Pass& p, int layer, bool backward = false) {
+    if (stages_.tp == 1) return;
+    const TaskId t = add(TaskKind::collective, "tensor-parallel", layer, tp_link_, tensor_parallel_pass_seconds(backward));
+    after(t, p.chain);
+    p.chain = t;
+  }
+
+  // Receives this stage's input (forward) or output gradient (backward) from the neighbouring stage.
+  void pipeline_receive(Pass& p, std::string_view name, int mb) {
+    if (stages_.pp == 1) return;
+    const TaskId t = add(TaskKind::collective, name, mb, p2p_, pipeline_transfer_seconds());
+    after(t, p.chain);
+    p.chain = t;
+  }
 
   // The profile's measurement of this machine where it has one, else the named default.
   const HostDeviceMeasurement* measured_link() const {
@@ -156,28 +238,28 @@ class StepBuilder {
 
   void forward_pass(Pass& p, std::optional<TaskId> start) {
     const double gathered = scheme_.stage == 3 ? gathered_bytes() : 0.0;
-    for (int l = 0; l < static_cast<int>(model_.layers); ++l) {
+    for (int l = 0; l < stage_layers(); ++l) {
       const std::optional<TaskId> ready = fetch_layer(p, l, "all-gather fwd", start);
       compute(p, TaskKind::compute, "forward", l, layer_.forward.seconds, activations_.per_layer_stored, gathered, ready);
+      tensor_parallel_sync(p, l);
     }
   }
 
   void backward_pass(Pass& p, std::optional<TaskId> start, bool last) {
     const bool sharded = scheme_.stage == 3;
     const bool full = c_.recompute == Recompute::full;
-    const double recompute_seconds =
-        full ? layer_.forward.seconds
-             : (c_.recompute == Recompute::selective && !c_.flash_attention ? layer_.attention_core_forward.seconds : 0.0);
+    const double recompute = recompute_seconds();
     const double freed = activations_.per_layer_stored + (full ? activations_.recompute_working : 0.0) +
                          (sharded ? gathered_bytes() : 0.0);
     Bucketing buckets(*this, last && !sharded);
-    for (int l = static_cast<int>(model_.layers) - 1; l >= 0; --l) {
+    for (int l = stage_layers() - 1; l >= 0; --l) {
       const std::optional<TaskId> ready = fetch_layer(p, l, "all-gather bwd", start);
-      if (recompute_seconds > 0.0) {
-        compute(p, TaskKind::recompute, "recompute", l, recompute_seconds, full ? activations_.recompute_working : 0.0, 0.0,
-                ready);
+      if (recompute > 0.0) {
+        compute(p, TaskKind::recompute, "recompute", l, recompute, full ? activations_.recompute_working : 0.0, 0.0, ready);
+        if (full) tensor_parallel_sync(p, l);
       }
       const TaskId bwd = compute(p, TaskKind::compute, "backward", l, layer_.backward.seconds, 0.0, freed, ready);
+      tensor_parallel_sync(p, l, true);
       if (sharded) {
         reduce_layer_gradients(bwd, l, last);
       } else {
@@ -208,10 +290,13 @@ class StepBuilder {
   TaskId micro_batch(std::optional<TaskId> previous, int mb, bool last) {
     Pass p;
     p.chain = previous;
+    // Under pipelining this is the last stage (it also runs the head: the slowest stage).
+    pipeline_receive(p, "receive activations", mb);
     forward_pass(p, previous);
     const double head_memory = activations_.logits + activations_.outside_layers;
     const TaskId head_fwd = compute(p, TaskKind::compute, "head forward", mb, head_.forward.seconds, head_memory, 0.0, {});
     compute(p, TaskKind::compute, "head backward", mb, head_.backward.seconds, 0.0, head_memory, {});
+    pipeline_receive(p, "send gradients", mb);
     backward_pass(p, head_fwd, last);
     return *p.chain;
   }
@@ -301,6 +386,7 @@ class StepBuilder {
   const StrategyConfig& c_;
   ShardingScheme scheme_;
   DeviceRates rates_;
+  StageLayout stages_;
   ParameterFootprint footprint_;
   StateBytes bytes_;
   LayerCost layer_;
@@ -308,7 +394,7 @@ class StepBuilder {
   ActivationMemory activations_;
   CollectiveGroup world_;
   CollectiveGroup shard_;
-  engine::ResourceId compute_ = 0, comm_ = 0, h2d_ = 0, d2h_ = 0, cpu_ = 0;
+  engine::ResourceId compute_ = 0, comm_ = 0, h2d_ = 0, d2h_ = 0, cpu_ = 0, tp_link_ = 0, p2p_ = 0;
   std::vector<TaskId> sync_tasks_;
   std::int32_t current_micro_batch_ = -1;
   StepGraph out_;
@@ -351,12 +437,14 @@ Simulated simulate_graph(const StepInputs& in, bool with_trace) {
       case TaskKind::recompute: t.recompute_seconds += seconds; break;
       case TaskKind::optimizer: t.optimizer_seconds += seconds; break;
       case TaskKind::copy: copies += seconds; break;
+      case TaskKind::bubble: t.pipeline_bubble_seconds += seconds; break;
       case TaskKind::collective: break;
     }
   }
   // Whatever of the makespan is not GPU work or the optimizer is waiting: on copies first (offload),
   // then on collectives.
-  const double waiting = std::max(0.0, s.makespan - t.compute_seconds - t.recompute_seconds - t.optimizer_seconds);
+  const double waiting =
+      std::max(0.0, s.makespan - t.compute_seconds - t.recompute_seconds - t.optimizer_seconds - t.pipeline_bubble_seconds);
   t.offload_exposed_seconds = std::min(waiting, copies);
   t.comm_exposed_seconds = waiting - t.offload_exposed_seconds;
   return sim;

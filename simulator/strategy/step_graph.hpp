@@ -22,7 +22,7 @@
 namespace preflight {
 
 // What each task of a step graph is, for the step-time breakdown.
-enum class TaskKind { compute, recompute, collective, copy, optimizer };
+enum class TaskKind { compute, recompute, collective, copy, optimizer, bubble };
 
 struct StepInputs {
   const ModelSpec* model = nullptr;

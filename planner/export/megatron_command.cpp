@@ -1,0 +1,87 @@
+#include <string>
+
+#include "planner/export/export_plan.hpp"
+#include "simulator/core/errors.hpp"
+
+namespace preflight {
+
+namespace {
+
+std::string arg(const std::string& name, std::int64_t value) { return " --" + name + " " + std::to_string(value); }
+
+// The model's architecture in Megatron-LM's arguments (megatron/training/arguments.py).
+std::string model_arguments(const ModelSpec& m, std::int64_t seq_len) {
+  std::string s = arg("num-layers", m.layers) + arg("hidden-size", m.hidden) + arg("ffn-hidden-size", m.intermediate) +
+                  arg("num-attention-heads", m.heads);
+  if (m.head_dim * m.heads != m.hidden) s += arg("kv-channels", m.head_dim);
+  if (m.kv_heads != m.heads) s += " --group-query-attention" + arg("num-query-groups", m.kv_heads);
+  s += " \\\n ";
+  s += arg("seq-length", seq_len) + arg("max-position-embeddings", m.max_seq_len);
+  s += m.learned_positions ? " --position-embedding-type learned_absolute" : " --position-embedding-type rope";
+  s += m.norm == NormKind::rms ? " --normalization RMSNorm" : " --normalization LayerNorm";
+  if (m.mlp == MlpKind::gated) s += " --swiglu";
+  if (!m.o_bias && !m.mlp_bias) s += " --disable-bias-linear";
+  if (m.qkv_bias && !m.o_bias) s += " --add-qkv-bias";
+  if (!m.tied_embeddings) s += " --untie-embeddings-and-output-weights";
+  if (m.is_moe()) s += arg("num-experts", m.experts) + arg("moe-router-topk", m.experts_per_token);
+  s += " --attention-dropout " + std::to_string(m.attention_dropout).substr(0, 4) + " --hidden-dropout " +
+       std::to_string(m.hidden_dropout).substr(0, 4);
+  return s;
+}
+
+}  // namespace
+
+// A Megatron-LM pretrain_gpt.py launch with the layout preflight simulated: tensor (and sequence),
+// pipeline (and interleaved) parallelism, the distributed optimizer for zero1, recompute, batch
+// sizes, steps and checkpoint interval. Data and tokenizer stay the user's ($DATA_PATH, $TOKENIZER).
+std::string megatron_command(const ExportPlan& p) {
+  const StrategyConfig& c = p.config;
+  const TrainingJob& t = p.scenario->training;
+  const Parallelism& par = c.parallelism;
+  if (t.method != Method::full) {
+    throw InvalidConfig("method", "Megatron-LM trains full weights; export LoRA/QLoRA configs with deepspeed, accelerate or torchrun");
+  }
+  const int stage = sharding_scheme(c.sharding).stage;
+  if (stage > 1 || c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none) {
+    throw InvalidConfig("sharding", "Megatron-LM shards only the optimizer (--use-distributed-optimizer, zero1): export " +
+                                        to_string(c.sharding) + " with deepspeed or accelerate");
+  }
+  const int gpus = c.nodes * p.node->gpus_per_node;
+  const std::int64_t dp = gpus / (par.tp * par.pp);
+  std::string s = "#!/bin/sh\n";
+  s += "# Megatron-LM launch for " + p.scenario->name + ": " + std::to_string(c.nodes) + " x " + c.instance + " (" +
+       std::to_string(gpus) + " GPUs) = tensor " + std::to_string(par.tp) + " x pipeline " + std::to_string(par.pp) +
+       " x data " + std::to_string(dp) + ".\n";
+  s += "# Set DATA_PATH (a Megatron .bin/.idx prefix), TOKENIZER (a Hugging Face tokenizer id or path) and CHECKPOINT_DIR";
+  s += c.nodes > 1 ? "; run on every node with NODE_RANK=0.." + std::to_string(c.nodes - 1) + " and MASTER_ADDR set to node 0.\n" : ".\n";
+  s += "set -eu\n";
+  s += torchrun_launcher(c.nodes, p.node->gpus_per_node);
+  s += "  pretrain_gpt.py \\\n ";
+  s += arg("tensor-model-parallel-size", par.tp) + arg("pipeline-model-parallel-size", par.pp);
+  if (par.interleave > 1) {
+    s += arg("num-layers-per-virtual-pipeline-stage", p.scenario->model.layers / (par.pp * par.interleave));
+  }
+  if (par.sequence_parallel) s += " --sequence-parallel";
+  if (stage == 1) s += " --use-distributed-optimizer";
+  s += " \\\n ";
+  s += model_arguments(p.scenario->model, t.seq_len) + " \\\n ";
+  s += arg("micro-batch-size", c.micro_batch) + arg("global-batch-size", c.micro_batch * c.grad_accum * dp);
+  switch (t.precision) {
+    case Precision::bf16: s += " --bf16"; break;
+    case Precision::fp16: s += " --fp16"; break;
+    case Precision::fp8: s += " --bf16 --fp8-format hybrid"; break;
+    case Precision::fp32: break;
+  }
+  if (c.flash_attention) s += " --use-flash-attn";
+  if (c.recompute == Recompute::full) s += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
+  if (c.recompute == Recompute::selective) s += " --recompute-granularity selective";
+  s += " \\\n ";
+  s += arg("train-iters", p.steps) + " --data-path \"$DATA_PATH\" --tokenizer-type HuggingFaceTokenizer --tokenizer-model \"$TOKENIZER\"";
+  s += " \\\n ";
+  s += " --save \"$CHECKPOINT_DIR\" --load \"$CHECKPOINT_DIR\"";
+  // No checkpoint: Megatron saves only when asked; an interval beyond the run never fires.
+  s += arg("save-interval", p.checkpoint_interval_steps > 0 ? p.checkpoint_interval_steps : p.steps + 1) + "\n";
+  return s;
+}
+
+}  // namespace preflight

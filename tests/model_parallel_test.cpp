@@ -1,0 +1,122 @@
+// Tensor and pipeline parallelism: the layout's arithmetic by hand, and invariants of the simulated
+// step that hold whatever the constants.
+
+#include <gtest/gtest.h>
+
+#include "simulator/memory/memory_estimate.hpp"
+#include "simulator/model/parameter_count.hpp"
+#include "simulator/strategy/model_parallel.hpp"
+#include "simulator/strategy/step_graph.hpp"
+#include "support/catalog.hpp"
+
+namespace preflight {
+namespace {
+
+struct Layout {
+  ModelSpec model = test::catalog().model("gpt3-175b").spec;
+  NodeSpec node = *test::catalog().find_instance("onprem/dgx-a100-80gb");
+  TrainingJob job;
+  AnalyticalCollectives links{{node.intra_node_bytes_per_second_per_gpu, node.inter_node_bits_per_second / 8.0, true}};
+
+  Layout() {
+    job.tokens = 1e9;
+    job.seq_len = 2048;
+    job.global_batch_sequences = 64;
+  }
+  StepInputs inputs(int tp, int pp, int interleave = 1, int nodes = 8) {
+    StepInputs in;
+    in.model = &model;
+    in.job = &job;
+    in.config.instance = node.id;
+    in.config.nodes = nodes;
+    in.config.parallelism = {tp, pp, tp > 1, interleave};
+    in.config.sharding = Sharding::ddp;
+    in.config.recompute = Recompute::selective;
+    in.config.flash_attention = false;
+    in.config.micro_batch = 1;
+    in.config.grad_accum = job.global_batch_sequences * tp * pp / (nodes * node.gpus_per_node);
+    in.node = &node;
+    in.collectives = &links;
+    in.memory = estimate_memory(model, job, in.config, node, 0.0);
+    return in;
+  }
+};
+
+// GPT-3 175B on tp 8 x pp 8: the heaviest stage holds 12 layers plus the embedding table (tied, so
+// the last stage holds a copy), sliced 8 ways.
+TEST(ModelParallel, ParameterShareByHand) {
+  Layout l;
+  const ParameterCount n = count_parameters(l.model);
+  const StageLayout s = stage_layout(l.model, {8, 8, true, 1});
+  EXPECT_EQ(s.layers_per_stage, 12);
+  const double stage = 12.0 * static_cast<double>(n.per_layer()) +
+                       std::max(static_cast<double>(n.embedding + n.position_embedding), static_cast<double>(n.final_norm + n.embedding));
+  EXPECT_DOUBLE_EQ(s.param_share * static_cast<double>(n.total()), stage / 8.0);
+  EXPECT_DOUBLE_EQ(s.in_flight_micro_batches, 8.0);
+  EXPECT_DOUBLE_EQ(s.bubble_micro_batches, 7.0);
+  const StageLayout interleaved = stage_layout(l.model, {8, 8, true, 3});
+  EXPECT_DOUBLE_EQ(interleaved.bubble_micro_batches, 7.0 / 3.0);
+  EXPECT_DOUBLE_EQ(interleaved.in_flight_micro_batches, 8.0 * (1.0 + 7.0 / 24.0));
+  // 80 layers on 3 stages: 27 on the first two, 26 on the last (Megatron needs them even only when interleaving).
+  EXPECT_EQ(stage_layout(test::catalog().model("llama-2-70b").spec, {1, 3, false, 1}).layers_per_stage, 27);
+}
+
+// Model states per GPU fall as tensor or pipeline parallelism grows (more GPUs share the weights).
+TEST(ModelParallel, MoreModelParallelismNeverRaisesModelStates) {
+  Layout l;
+  double previous = 1e30;
+  for (auto [tp, pp] : {std::pair{1, 8}, std::pair{2, 8}, std::pair{4, 8}, std::pair{8, 8}}) {
+    const MemoryBreakdown g = l.inputs(tp, pp).memory.gpu;
+    const double states = g.params + g.grads + g.optimizer;
+    EXPECT_LT(states, previous) << tp;
+    previous = states;
+  }
+}
+
+// The bubble task is (pp - 1) / interleave times one micro-batch of a stage without the head, and
+// the other stages' time is in it: the step is never faster than pp x that plus the bubble.
+TEST(ModelParallel, BubbleIsPpMinusOneMicroBatchesOverInterleave) {
+  Layout l;
+  for (int interleave : {1, 3}) {
+    const StepInputs in = l.inputs(8, 8, interleave);
+    const StepGraph g = build_step_graph(in);
+    double bubble = 0.0, stage_micro_batch = 0.0;
+    for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
+      const engine::Task& t = g.graph.task(id);
+      if (g.kinds[id] == TaskKind::bubble) bubble += t.seconds;
+      const std::string name(t.name);
+      if (g.micro_batch[id] == 1 && name != "head forward" && name != "head backward") stage_micro_batch += t.seconds;
+    }
+    EXPECT_NEAR(bubble, 7.0 / interleave * stage_micro_batch, 1e-9 * bubble) << interleave;
+    const StepSimulation sim = simulate_step(in);
+    EXPECT_NEAR(sim.time.pipeline_bubble_seconds, bubble, 1e-12);
+  }
+  // Interleaving shrinks the bubble: fewer seconds per step.
+  EXPECT_LT(simulate_step(l.inputs(8, 8, 3)).time.seconds(), simulate_step(l.inputs(8, 8, 1)).time.seconds());
+}
+
+// Tensor parallelism: every pass over a layer waits for two all-reduces of the whole activation
+// (s x b x h, 16-bit) on the tensor-parallel group; its simulated time is their sum.
+TEST(ModelParallel, TensorParallelAllReducesPerLayerPass) {
+  Layout l;
+  StepInputs in = l.inputs(8, 8);
+  in.config.parallelism.sequence_parallel = false;
+  in.memory = estimate_memory(l.model, l.job, in.config, l.node, 0.0);
+  const StepGraph g = build_step_graph(in);
+  const double all_reduce = l.links.seconds(CollectiveOp::all_reduce, 2.0 * 2048.0 * 12288.0, {8, 8});
+  int passes = 0;
+  for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
+    if (std::string(g.graph.task(id).name) != "tensor-parallel" || g.micro_batch[id] != 0) continue;
+    EXPECT_DOUBLE_EQ(g.graph.task(id).seconds, 2.0 * all_reduce);
+    ++passes;
+  }
+  EXPECT_EQ(passes, 2 * 12);  // forward and backward of 12 layers (selective recompute re-runs no GEMM)
+  // Faster NVLink never slows the step.
+  Layout fast;
+  fast.node.intra_node_bytes_per_second_per_gpu *= 4.0;
+  fast.links = AnalyticalCollectives({fast.node.intra_node_bytes_per_second_per_gpu, fast.node.inter_node_bits_per_second / 8.0, true});
+  EXPECT_LT(simulate_step(fast.inputs(8, 8)).time.seconds(), simulate_step(l.inputs(8, 8)).time.seconds());
+}
+
+}  // namespace
+}  // namespace preflight
