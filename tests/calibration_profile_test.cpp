@@ -38,6 +38,7 @@ CalibrationProfile full_profile() {
   p.host.cpu_adam_params_per_second = 2e9;
   p.host.memory_bytes_per_second = 1.5e11;
   p.collectives.push_back({CollectiveOp::all_gather, 8, {{1e6, 1e-4}, {1e9, 1e-2}}});
+  p.framework = FrameworkMeasurement{"pytorch-eager", "2.4.0", "test", 500e-6, 400e-6, 800e-6, 1400e-6, 80e-6, 120e-6};
   return p;
 }
 
@@ -53,6 +54,8 @@ TEST(CalibrationProfile, RoundTripsEverySection) {
   EXPECT_DOUBLE_EQ(q.matmul[3].flops_per_second, p.matmul[3].flops_per_second);
   EXPECT_DOUBLE_EQ(*q.host.cpu_adam_params_per_second, 2e9);
   EXPECT_DOUBLE_EQ(*q.host_device.d2h_pageable_bytes_per_second, 9e9);
+  ASSERT_TRUE(q.framework.has_value());
+  EXPECT_DOUBLE_EQ(q.framework->layer_backward_with_recompute_seconds, 1400e-6);
   EXPECT_TRUE(q.applies_to("a100-80gb"));
   EXPECT_FALSE(q.applies_to("h100-80gb"));
 }
@@ -79,6 +82,8 @@ TEST(CalibrationProfile, BadProfilesExitTwoWithThePath) {
       {"unknown_host_key", [](nlohmann::json& j) { j["host"]["adam"] = 1; }, "$.host.adam"},
       {"bad_dtype", [](nlohmann::json& j) { j["matmul"][0]["dtype"] = "int4"; }, "$.matmul[0].dtype"},
       {"future_version", [](nlohmann::json& j) { j["schema_version"] = 3; }, "$.schema_version"},
+      {"negative_framework_time", [](nlohmann::json& j) { j["framework"]["layer_forward_us"] = -1; }, "$.framework.layer_forward_us"},
+      {"unknown_framework_key", [](nlohmann::json& j) { j["framework"]["layer_fwd_us"] = 1; }, "$.framework.layer_fwd_us"},
   };
   for (const Case& c : cases) {
     nlohmann::json bad = good;

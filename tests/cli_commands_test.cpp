@@ -69,7 +69,7 @@ TEST(CliSimulate, TraceFileIsChromeTraceJson) {
     tracks += e.at("ph") == "M" && e.at("name") == "thread_name" ? 1 : 0;
     slices += e.at("ph") == "X" ? 1 : 0;
   }
-  EXPECT_EQ(tracks, 5);
+  EXPECT_EQ(tracks, 6);  // one per resource, the host dispatch thread included
   EXPECT_GT(slices, 32 * 2 * 16);  // at least a forward and a backward per layer and micro-batch
   std::filesystem::remove_all(dir);
 }

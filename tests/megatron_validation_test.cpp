@@ -10,10 +10,9 @@
 // data-parallel all-reduce after backward; Narayanan's micro-batch is 1 (as in Megatron-LM's GPT-3
 // example scripts) and his schedule plain 1F1B.
 //
-// Measured with these defaults: Korthikanti's eight iteration times within 8.2% (all predicted
-// faster), Table 4 within 6.7%; Narayanan's unpipelined rows within 3%, the pipelined ones 8.5-15.3%
-// too fast (76B, pp 4: 15.3%, the one row past the 15% target). The guard below is the accuracy
-// reached, not the target.
+// Measured with these defaults: Korthikanti's eight iteration times within 8.1% (all predicted
+// faster), Table 4 within 6.7%; Narayanan's unpipelined rows within 3%, the pipelined ones 7.9-14.9%
+// too fast (76B, pp 4: 14.9%).
 
 #include <gtest/gtest.h>
 
@@ -106,7 +105,7 @@ TEST(MegatronValidation, KorthikantiPerLayerTimes) {
     bool in_backward = false;
     for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
       const engine::Task& t = g.graph.task(id);
-      if (g.micro_batch[id] != 0 || t.index != 0 || g.kinds[id] == TaskKind::bubble) continue;
+      if (g.micro_batch[id] != 0 || t.index != 0 || g.kinds[id] == TaskKind::bubble || g.kinds[id] == TaskKind::host) continue;
       const std::string name(t.name);
       if (name == "recompute" || name == "backward") in_backward = true;
       if (name != "forward" && name != "recompute" && name != "backward" && name != "tensor-parallel") continue;
@@ -153,7 +152,7 @@ TEST(MegatronValidation, NarayananAchievedThroughput) {
     std::cout << "Narayanan " << row.at("model") << " (tp " << run.parallelism.tp << ", pp " << run.parallelism.pp << ", dp " << dp
               << ", micro-batch " << run.micro_batch << "): predicted " << predicted << " TFLOP/s, measured " << measured
               << ", error " << 100.0 * error << "%\n";
-    EXPECT_LT(std::abs(error), 0.16) << row.at("model");
+    EXPECT_LT(std::abs(error), 0.15) << row.at("model");
   }
   std::cout << "Narayanan TFLOP/s per GPU: worst error " << 100.0 * worst << "%\n";
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "simulator/engine/event_engine.hpp"
+#include "simulator/hardware/framework_defaults.hpp"
 #include "simulator/strategy/step_graph.hpp"
 #include "support/catalog.hpp"
 
@@ -179,7 +180,42 @@ TEST(StepGraph, TraceHasOneTrackPerResource) {
   for (const auto& e : sim.trace.at("traceEvents")) {
     if (e.at("ph") == "M" && e.at("name") == "thread_name") ++tracks;
   }
-  EXPECT_EQ(tracks, 5);  // gpu compute, collectives, host-to-device, device-to-host, cpu
+  EXPECT_EQ(tracks, 6);  // gpu compute, collectives, host-to-device, device-to-host, cpu, host dispatch
+}
+
+// GPT-2 (124M) at micro-batch 1 on an A100 finishes its kernels faster than PyTorch can issue them:
+// the step takes the host's issue time (layers x (forward + backward) + head, per micro-batch), and
+// a profile whose framework is twice as slow doubles it. Llama-2-7B at micro-batch 8 keeps the GPU
+// busy: the same profile moves its step by under 1%.
+TEST(StepGraph, HostBoundStepsTakeTheHostsIssueTime) {
+  StepFixture s;
+  const FrameworkMeasurement f = framework_defaults::pytorch_eager();
+  CalibrationProfile slow_host;
+  slow_host.machine.gpu = s.node.gpu.id;
+  slow_host.framework = f;
+  for (double* t : {&slow_host.framework->layer_forward_seconds, &slow_host.framework->layer_forward_no_grad_seconds,
+                    &slow_host.framework->layer_backward_seconds, &slow_host.framework->layer_backward_with_recompute_seconds,
+                    &slow_host.framework->head_forward_seconds, &slow_host.framework->head_backward_seconds}) {
+    *t *= 2.0;
+  }
+  s.model = test::catalog().model("gpt2").spec;
+  s.job.seq_len = 1024;
+  StepInputs small = s.inputs(Sharding::ddp, 1, Recompute::none, 1);
+  const StepTime base = simulate_step(small).time;
+  const double issue = static_cast<double>(small.config.grad_accum) *
+                       (12.0 * (f.layer_forward_seconds + f.layer_backward_seconds) + f.head_forward_seconds + f.head_backward_seconds);
+  EXPECT_GE(base.seconds(), issue);
+  EXPECT_LT(base.seconds(), 1.1 * issue);
+  EXPECT_GT(base.host_exposed_seconds, 0.5 * base.seconds());
+  small.profile = &slow_host;
+  EXPECT_NEAR(simulate_step(small).time.seconds() / base.seconds(), 2.0, 0.1);
+
+  s.model = test::catalog().model("llama-2-7b").spec;
+  s.job.seq_len = 2048;
+  StepInputs big = s.inputs(Sharding::zero3, 1, Recompute::full, 8);
+  const double busy = simulate_step(big).time.seconds();
+  big.profile = &slow_host;
+  EXPECT_NEAR(simulate_step(big).time.seconds() / busy, 1.0, 0.01);
 }
 
 }  // namespace

@@ -47,6 +47,7 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
       << ", recompute " << fixed(st.recompute_seconds, 3) << ", exposed communication " << fixed(st.comm_exposed_seconds, 3)
       << ", offload " << fixed(st.offload_exposed_seconds, 3) << ", optimizer " << fixed(st.optimizer_seconds, 3);
   if (st.pipeline_bubble_seconds > 0.0) out << ", pipeline bubble " << fixed(st.pipeline_bubble_seconds, 3);
+  if (st.host_exposed_seconds > 0.0) out << ", waiting on the host " << fixed(st.host_exposed_seconds, 3);
   out << "), " << r.steps << " steps\n";
   const CheckpointPlan& k = r.checkpoint;
   if (k.interval_steps > 0) {

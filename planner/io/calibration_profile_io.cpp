@@ -101,6 +101,27 @@ void put(nlohmann::ordered_json& j, const char* key, const std::optional<double>
   if (v) j[key] = *v / scale;
 }
 
+void read_framework(ObjectReader& r, CalibrationProfile& p) {
+  std::optional<ObjectReader> f = r.optional_object("framework");
+  if (!f) return;
+  const NumberRule us{0.0, 1e7, true, "microseconds"};
+  // Seconds inside, microseconds in the file: divided (not multiplied by 1e-6) so they write back exactly.
+  const auto seconds = [&](const char* key) { return f->number(key, us) / 1e6; };
+  FrameworkMeasurement m;
+  m.name = f->string("name");
+  m.version = f->string("version");
+  f->optional_string("device");
+  m.layer_forward_seconds = seconds("layer_forward_us");
+  m.layer_forward_no_grad_seconds = seconds("layer_forward_no_grad_us");
+  m.layer_backward_seconds = seconds("layer_backward_us");
+  m.layer_backward_with_recompute_seconds = seconds("layer_backward_with_recompute_us");
+  m.head_forward_seconds = seconds("head_forward_us");
+  m.head_backward_seconds = seconds("head_backward_us");
+  m.source = f->string("source");
+  f->finish();
+  p.framework = m;
+}
+
 }  // namespace
 
 CalibrationProfile parse_calibration_profile(const nlohmann::json& json, const std::string& file) {
@@ -124,6 +145,7 @@ CalibrationProfile parse_calibration_profile(const nlohmann::json& json, const s
     if (r.has("matmul")) read_matmul(r, p);
     read_gpu_bandwidths(r, p);
     read_host(r, p);
+    read_framework(r, p);
   }
   if (r.has("collectives")) {
     const nlohmann::json& list = r.raw("collectives");
@@ -175,6 +197,18 @@ nlohmann::ordered_json calibration_profile_json(const CalibrationProfile& p) {
     put(host, "cpu_adam_Mparams_per_s", p.host.cpu_adam_params_per_second, 1e6);
     put(host, "memory_GBps", p.host.memory_bytes_per_second, kG);
     j["host"] = host;
+  }
+  if (p.framework) {
+    const FrameworkMeasurement& f = *p.framework;
+    j["framework"] = {{"name", f.name},
+                      {"version", f.version},
+                      {"layer_forward_us", f.layer_forward_seconds * 1e6},
+                      {"layer_forward_no_grad_us", f.layer_forward_no_grad_seconds * 1e6},
+                      {"layer_backward_us", f.layer_backward_seconds * 1e6},
+                      {"layer_backward_with_recompute_us", f.layer_backward_with_recompute_seconds * 1e6},
+                      {"head_forward_us", f.head_forward_seconds * 1e6},
+                      {"head_backward_us", f.head_backward_seconds * 1e6},
+                      {"source", f.source}};
   }
   nlohmann::ordered_json tables = nlohmann::ordered_json::array();
   for (const CollectiveTable& t : p.collectives) {

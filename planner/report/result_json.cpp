@@ -97,7 +97,8 @@ nlohmann::ordered_json step_json(const StepTime& s, const NodeSpec& node, const 
                             {"comm_exposed", rounded(s.comm_exposed_seconds, 4)},
                             {"offload_exposed", rounded(s.offload_exposed_seconds, 4)},
                             {"optimizer", rounded(s.optimizer_seconds, 4)},
-                            {"pipeline_bubble", rounded(s.pipeline_bubble_seconds, 4)}};
+                            {"pipeline_bubble", rounded(s.pipeline_bubble_seconds, 4)},
+                            {"host_exposed", rounded(s.host_exposed_seconds, 4)}};
   j["model"] = "discrete_event";
   return j;
 }

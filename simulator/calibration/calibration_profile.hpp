@@ -56,6 +56,21 @@ struct HostMeasurement {
   int threads = 0;
 };
 
+// Host time the training framework spends per transformer layer and on the head (embedding, loss),
+// whatever the layer's size: Python, the dispatcher, autograd and kernel launches. Measured by
+// calibrate/tools/framework_overhead.py with the training machine's PyTorch.
+struct FrameworkMeasurement {
+  std::string name;     // "pytorch-eager"
+  std::string version;  // of the framework
+  std::string source;
+  double layer_forward_seconds = 0.0;                  // autograd recording
+  double layer_forward_no_grad_seconds = 0.0;          // the first forward under full recompute
+  double layer_backward_seconds = 0.0;
+  double layer_backward_with_recompute_seconds = 0.0;  // recompute forward + backward
+  double head_forward_seconds = 0.0;
+  double head_backward_seconds = 0.0;
+};
+
 struct CalibrationProfile {
   static constexpr int kSchemaVersion = 2;
   MachineDescription machine;
@@ -65,6 +80,7 @@ struct CalibrationProfile {
   DeviceMemoryMeasurement device_memory;
   HostDeviceMeasurement host_device;
   HostMeasurement host;
+  std::optional<FrameworkMeasurement> framework;
   std::vector<CollectiveTable> collectives;
 
   // Whether the profile describes machines with this GPU.

@@ -26,8 +26,9 @@ constexpr double kGemmPipelineFillK = 64.0;
 // bandwidth (BabelStream copy/triad on A100 and H100).
 constexpr double kMemoryBandwidthFraction = 0.85;
 
-// A kernel launched from PyTorch eager mode takes at least the host time to issue it (Python,
-// the C++ dispatcher and cudaLaunchKernel): about 10 us per operator.
-constexpr double kKernelFloorSeconds = 10e-6;
+// No kernel is shorter than the GPU's own launch latency: back-to-back kernels on one stream start
+// about 3 us apart even when queued (NVIDIA's "Getting Started with CUDA Graphs" measures ~3 us per
+// short kernel launched in a stream loop). The host's issue time is modelled apart (framework_defaults.hpp).
+constexpr double kKernelFloorSeconds = 3e-6;
 
 }  // namespace preflight::compute_defaults

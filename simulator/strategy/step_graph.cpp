@@ -9,6 +9,7 @@
 #include "simulator/hardware/compute_model.hpp"
 #include "simulator/memory/parameter_footprint.hpp"
 #include "simulator/model/flops.hpp"
+#include "simulator/hardware/framework_defaults.hpp"
 #include "simulator/hardware/host_defaults.hpp"
 #include "simulator/memory/memory_defaults.hpp"
 #include "simulator/strategy/model_parallel.hpp"
@@ -49,6 +50,10 @@ class StepBuilder {
     h2d_ = add_resource("host-to-device copy");
     d2h_ = add_resource("device-to-host copy");
     cpu_ = add_resource("cpu");
+    dispatch_ = add_resource("host dispatch");
+    framework_ = in.profile != nullptr && in.profile->applies_to(in.node->gpu.id) && in.profile->framework
+                     ? *in.profile->framework
+                     : framework_defaults::pytorch_eager();
     if (stages_.tp > 1) tp_link_ = add_resource("tensor-parallel collectives");
     if (stages_.pp > 1) p2p_ = add_resource("pipeline send/receive");
 
@@ -74,6 +79,7 @@ class StepBuilder {
       // last backward leaves (Narayanan et al. 2021: (pp - 1) / interleave micro-batch times).
       previous = add(TaskKind::bubble, "pipeline bubble", -1, compute_,
                      stages_.bubble_micro_batches * stage_micro_batch_seconds());
+      host_waits_for_ = previous;  // the stage's host blocks on its first receive as well
     }
     for (std::int64_t mb = 0; mb < c_.grad_accum; ++mb) {
       current_micro_batch_ = static_cast<std::int32_t>(mb);
@@ -177,11 +183,14 @@ class StepBuilder {
   }
 
   // Receives this stage's input (forward) or output gradient (backward) from the neighbouring stage.
+  // Megatron synchronises the device after every stage-to-stage transfer (p2p_communication.py), so
+  // the host cannot issue the next pass before the transfer, and all before it, is done.
   void pipeline_receive(Pass& p, std::string_view name, int mb) {
     if (stages_.pp == 1) return;
     const TaskId t = add(TaskKind::collective, name, mb, p2p_, pipeline_transfer_seconds());
     after(t, p.chain);
     p.chain = t;
+    host_waits_for_ = t;
   }
 
   // The profile's measurement of this machine where it has one, else the named default.
@@ -226,9 +235,19 @@ class StepBuilder {
     return ready;
   }
 
+  // A pass over a layer (or the head) on the GPU, issued by the host first: the framework's host
+  // time for it runs on the one dispatch thread, in program order, and the GPU cannot start the pass
+  // before the host has issued it. The host runs ahead while the GPU is busy, so the step takes
+  // whichever is longer, the kernels or their issue.
   TaskId compute(Pass& p, TaskKind kind, std::string_view name, int index, double seconds, double alloc, double free,
-                 std::optional<TaskId> ready) {
+                 std::optional<TaskId> ready, double host_seconds) {
+    const TaskId issue = add(TaskKind::host, name, index, dispatch_, host_seconds);
+    after(issue, last_issue_);
+    after(issue, host_waits_for_);
+    host_waits_for_.reset();
+    last_issue_ = issue;
     const TaskId t = add(kind, name, index, compute_, seconds, alloc, free);
+    after(t, issue);
     after(t, p.chain);
     after(t, ready);
     p.chain = t;
@@ -240,7 +259,9 @@ class StepBuilder {
     const double gathered = scheme_.stage == 3 ? gathered_bytes() : 0.0;
     for (int l = 0; l < stage_layers(); ++l) {
       const std::optional<TaskId> ready = fetch_layer(p, l, "all-gather fwd", start);
-      compute(p, TaskKind::compute, "forward", l, layer_.forward.seconds, activations_.per_layer_stored, gathered, ready);
+      // Under full recompute the first forward runs without autograd (checkpointing keeps no graph).
+      const double host = c_.recompute == Recompute::full ? framework_.layer_forward_no_grad_seconds : framework_.layer_forward_seconds;
+      compute(p, TaskKind::compute, "forward", l, layer_.forward.seconds, activations_.per_layer_stored, gathered, ready, host);
       tensor_parallel_sync(p, l);
     }
   }
@@ -255,10 +276,12 @@ class StepBuilder {
     for (int l = stage_layers() - 1; l >= 0; --l) {
       const std::optional<TaskId> ready = fetch_layer(p, l, "all-gather bwd", start);
       if (recompute > 0.0) {
-        compute(p, TaskKind::recompute, "recompute", l, recompute, full ? activations_.recompute_working : 0.0, 0.0, ready);
+        const double host = full ? framework_.layer_backward_with_recompute_seconds - framework_.layer_backward_seconds : 0.0;
+        compute(p, TaskKind::recompute, "recompute", l, recompute, full ? activations_.recompute_working : 0.0, 0.0, ready, host);
         if (full) tensor_parallel_sync(p, l);
       }
-      const TaskId bwd = compute(p, TaskKind::compute, "backward", l, layer_.backward.seconds, 0.0, freed, ready);
+      const TaskId bwd =
+          compute(p, TaskKind::compute, "backward", l, layer_.backward.seconds, 0.0, freed, ready, framework_.layer_backward_seconds);
       tensor_parallel_sync(p, l, true);
       if (sharded) {
         reduce_layer_gradients(bwd, l, last);
@@ -294,8 +317,9 @@ class StepBuilder {
     pipeline_receive(p, "receive activations", mb);
     forward_pass(p, previous);
     const double head_memory = activations_.logits + activations_.outside_layers;
-    const TaskId head_fwd = compute(p, TaskKind::compute, "head forward", mb, head_.forward.seconds, head_memory, 0.0, {});
-    compute(p, TaskKind::compute, "head backward", mb, head_.backward.seconds, 0.0, head_memory, {});
+    const TaskId head_fwd = compute(p, TaskKind::compute, "head forward", mb, head_.forward.seconds, head_memory, 0.0, {},
+                                    framework_.head_forward_seconds);
+    compute(p, TaskKind::compute, "head backward", mb, head_.backward.seconds, 0.0, head_memory, {}, framework_.head_backward_seconds);
     pipeline_receive(p, "send gradients", mb);
     backward_pass(p, head_fwd, last);
     return *p.chain;
@@ -394,7 +418,10 @@ class StepBuilder {
   ActivationMemory activations_;
   CollectiveGroup world_;
   CollectiveGroup shard_;
-  engine::ResourceId compute_ = 0, comm_ = 0, h2d_ = 0, d2h_ = 0, cpu_ = 0, tp_link_ = 0, p2p_ = 0;
+  engine::ResourceId compute_ = 0, comm_ = 0, h2d_ = 0, d2h_ = 0, cpu_ = 0, dispatch_ = 0, tp_link_ = 0, p2p_ = 0;
+  FrameworkMeasurement framework_;
+  std::optional<TaskId> last_issue_;      // the host's program order
+  std::optional<TaskId> host_waits_for_;  // a synchronisation the next issue waits on
   std::vector<TaskId> sync_tasks_;
   std::int32_t current_micro_batch_ = -1;
   StepGraph out_;
@@ -411,6 +438,15 @@ struct Simulated {
   engine::Schedule schedule;
   StepSimulation result;
 };
+
+// Splits the GPU's idle time: first on the host (what its issue time exceeds the kernels by), then
+// on offload copies, the rest on collectives.
+void attribute_waiting(StepTime& t, double waiting, double host_excess, double copies) {
+  const double host = std::clamp(host_excess, 0.0, waiting);
+  t.host_exposed_seconds += host;
+  t.offload_exposed_seconds += std::min(waiting - host, copies);
+  t.comm_exposed_seconds += waiting - host - std::min(waiting - host, copies);
+}
 
 Simulated simulate_graph(const StepInputs& in, bool with_trace) {
   Simulated sim{build_step_graph(in), {}, {}};
@@ -429,7 +465,7 @@ Simulated simulate_graph(const StepInputs& in, bool with_trace) {
   if (with_trace) out.trace = trace.trace();
   StepTime& t = out.time;
   t.model_flops = g.model_flops;
-  double copies = 0.0;
+  double copies = 0.0, host = 0.0;
   for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
     const double seconds = g.graph.task(id).seconds;
     switch (g.kinds[id]) {
@@ -438,6 +474,7 @@ Simulated simulate_graph(const StepInputs& in, bool with_trace) {
       case TaskKind::optimizer: t.optimizer_seconds += seconds; break;
       case TaskKind::copy: copies += seconds; break;
       case TaskKind::bubble: t.pipeline_bubble_seconds += seconds; break;
+      case TaskKind::host: host += seconds; break;
       case TaskKind::collective: break;
     }
   }
@@ -445,8 +482,7 @@ Simulated simulate_graph(const StepInputs& in, bool with_trace) {
   // then on collectives.
   const double waiting =
       std::max(0.0, s.makespan - t.compute_seconds - t.recompute_seconds - t.optimizer_seconds - t.pipeline_bubble_seconds);
-  t.offload_exposed_seconds = std::min(waiting, copies);
-  t.comm_exposed_seconds = waiting - t.offload_exposed_seconds;
+  attribute_waiting(t, waiting, host - t.compute_seconds - t.recompute_seconds, copies);
   return sim;
 }
 
@@ -462,13 +498,14 @@ StepSimulation simulate_step(const StepInputs& in, bool with_trace) {
   shorter.config.grad_accum = kSimulated;
   Simulated sim = simulate_graph(shorter, false);
   const StepGraph& g = sim.graph;
-  double compute = 0.0, recompute = 0.0, copies = 0.0;
+  double compute = 0.0, recompute = 0.0, copies = 0.0, host = 0.0;
   for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
     if (g.micro_batch[id] != 1) continue;
     const double seconds = g.graph.task(id).seconds;
     compute += g.kinds[id] == TaskKind::compute ? seconds : 0.0;
     recompute += g.kinds[id] == TaskKind::recompute ? seconds : 0.0;
     copies += g.kinds[id] == TaskKind::copy ? seconds : 0.0;
+    host += g.kinds[id] == TaskKind::host ? seconds : 0.0;
   }
   const double middle = sim.schedule.timings[g.micro_batch_end[1]].end - sim.schedule.timings[g.micro_batch_end[0]].end;
   const double waiting = std::max(0.0, middle - compute - recompute);
@@ -476,8 +513,11 @@ StepSimulation simulate_step(const StepInputs& in, bool with_trace) {
   StepTime& t = sim.result.time;
   t.compute_seconds += extra * compute;
   t.recompute_seconds += extra * recompute;
-  t.offload_exposed_seconds += extra * std::min(waiting, copies);
-  t.comm_exposed_seconds += extra * (waiting - std::min(waiting, copies));
+  StepTime middle_wait;
+  attribute_waiting(middle_wait, waiting, host - compute - recompute, copies);
+  t.host_exposed_seconds += extra * middle_wait.host_exposed_seconds;
+  t.offload_exposed_seconds += extra * middle_wait.offload_exposed_seconds;
+  t.comm_exposed_seconds += extra * middle_wait.comm_exposed_seconds;
   t.model_flops *= static_cast<double>(in.config.grad_accum) / kSimulated;
   return sim.result;
 }

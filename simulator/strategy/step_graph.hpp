@@ -22,7 +22,7 @@
 namespace preflight {
 
 // What each task of a step graph is, for the step-time breakdown.
-enum class TaskKind { compute, recompute, collective, copy, optimizer, bubble };
+enum class TaskKind { compute, recompute, collective, copy, optimizer, bubble, host };
 
 struct StepInputs {
   const ModelSpec* model = nullptr;
