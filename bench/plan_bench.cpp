@@ -32,20 +32,25 @@ std::vector<StrategyConfig> layouts() {
   for (const NodeSpec* node : searched_machines(s, catalog())) {
     for (int nodes = 1; nodes <= searched_node_limit(s, *node); ++nodes) {
       const int gpus = nodes * node->gpus_per_node;
-      if (s.training.global_batch_sequences % gpus != 0) continue;
-      for (Sharding sh : sharding_choices(gpus, nodes)) {
-        for (const Offload& off : offload_choices(sh, *node, gpus)) {
-          for (Recompute rc : kRecomputeChoices) {
-            for (std::int64_t mb : micro_batch_choices(s.training.global_batch_sequences / gpus)) {
-              StrategyConfig c;
-              c.instance = node->id;
-              c.nodes = nodes;
-              c.sharding = sh;
-              c.offload = off;
-              c.recompute = rc;
-              c.micro_batch = mb;
-              c.grad_accum = s.training.global_batch_sequences / gpus / mb;
-              out.push_back(c);
+      for (const Parallelism& layout : parallelism_choices(s.model, s.training, *node, gpus)) {
+        const std::int64_t dp = gpus / (layout.tp * layout.pp);
+        if (s.training.global_batch_sequences % dp != 0) continue;
+        for (Sharding sh : sharding_choices(gpus, nodes, layout)) {
+          for (const Offload& off : offload_choices(sh, *node, gpus, layout)) {
+            for (Recompute rc : kRecomputeChoices) {
+              for (std::int64_t mb : micro_batch_choices(s.training.global_batch_sequences / dp)) {
+                StrategyConfig c;
+                c.instance = node->id;
+                c.nodes = nodes;
+                c.parallelism = layout;
+                c.sharding = sh;
+                c.offload = off;
+                c.recompute = rc;
+                c.micro_batch = mb;
+                c.grad_accum = s.training.global_batch_sequences / dp / mb;
+                if (layout.interleave > 1 && c.grad_accum % layout.pp != 0) continue;
+                out.push_back(c);
+              }
             }
           }
         }
