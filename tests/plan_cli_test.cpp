@@ -50,7 +50,7 @@ TEST(CliPlan, OutWritesTheFileAndNothingElse) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.empty());
   const std::string csv = test::read_text(dir / "plan.csv");
-  EXPECT_EQ(csv.rfind("instance,nodes,gpus,sharding,", 0), 0u);
+  EXPECT_EQ(csv.rfind("instance,nodes,gpus,tp,pp,sequence_parallel,interleave,sharding,", 0), 0u);
   fs::remove_all(dir);
 }
 

@@ -1,6 +1,7 @@
 #include <string>
 
 #include "planner/export/export_plan.hpp"
+#include "planner/report/text_table.hpp"
 #include "simulator/core/errors.hpp"
 
 namespace preflight {
@@ -24,8 +25,7 @@ std::string model_arguments(const ModelSpec& m, std::int64_t seq_len) {
   if (m.qkv_bias && !m.o_bias) s += " --add-qkv-bias";
   if (!m.tied_embeddings) s += " --untie-embeddings-and-output-weights";
   if (m.is_moe()) s += arg("num-experts", m.experts) + arg("moe-router-topk", m.experts_per_token);
-  s += " --attention-dropout " + std::to_string(m.attention_dropout).substr(0, 4) + " --hidden-dropout " +
-       std::to_string(m.hidden_dropout).substr(0, 4);
+  s += " --attention-dropout " + fixed(m.attention_dropout, 2) + " --hidden-dropout " + fixed(m.hidden_dropout, 2);
   return s;
 }
 

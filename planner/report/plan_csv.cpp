@@ -14,7 +14,8 @@ std::string optional_fixed(bool present, double value, int decimals) { return pr
 // Carlo; the closed-form expected hours and cost are there for every row.
 std::string plan_csv(const Scenario& s, const Plan& p) {
   std::string out =
-      "instance,nodes,gpus,sharding,offload_optimizer,offload_params,activation_checkpointing,micro_batch,grad_accum,"
+      "instance,nodes,gpus,tp,pp,sequence_parallel,interleave,sharding,offload_optimizer,offload_params,"
+      "activation_checkpointing,micro_batch,grad_accum,"
       "pricing,usd_per_hour,peak_bytes,usable_bytes,step_seconds,mfu,failure_free_hours,expected_hours,expected_usd,"
       "monte_carlo,hours_p50,hours_p90,usd_mean,usd_p90,p_meets_deadline,verdict\n";
   for (const PlanEntry& e : p.screened) {
@@ -23,7 +24,8 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
     const bool mc = e.monte_carlo;
     const std::vector<std::string> cells{
         csv_cell(c.instance), std::to_string(c.nodes), std::to_string(c.nodes * e.node->gpus_per_node),
-        to_string(c.sharding), to_string(c.offload.optimizer), to_string(c.offload.params), to_string(c.recompute),
+        std::to_string(c.parallelism.tp), std::to_string(c.parallelism.pp), c.parallelism.sequence_parallel ? "true" : "false",
+        std::to_string(c.parallelism.interleave), to_string(c.sharding), to_string(c.offload.optimizer), to_string(c.offload.params), to_string(c.recompute),
         std::to_string(c.micro_batch), std::to_string(c.grad_accum), to_string(c.pricing), fixed(e.run.usd_per_hour, 4),
         fixed(e.evaluation.memory.peak_bytes, 0), fixed(e.evaluation.memory.usable_bytes, 0),
         fixed(e.evaluation.step->seconds(), 4), fixed(step_mfu(*e.evaluation.step, *e.node, s.training), 4),
