@@ -313,6 +313,10 @@ class StepBuilder {
   TaskId micro_batch(std::optional<TaskId> previous, int mb, bool last) {
     Pass p;
     p.chain = previous;
+    // The host reads something back from the GPU once per micro-batch (HF Trainer's NaN/inf check of
+    // the loss, Megatron's broadcast of the batch sizes), so it starts issuing a micro-batch only once
+    // the previous one has finished on the GPU.
+    if (previous && !host_waits_for_) host_waits_for_ = previous;
     // Under pipelining this is the last stage (it also runs the head: the slowest stage).
     pipeline_receive(p, "receive activations", mb);
     forward_pass(p, previous);
