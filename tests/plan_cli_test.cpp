@@ -165,7 +165,7 @@ TEST(CliExport, MegatronLaunchCarriesTheLayout) {
   // The same config simulates and plans as the same layout.
   const test::CliResult sim = test::run_preflight("simulate " + scenario("llama2-70b-sft-a100") + " --config " + config);
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
-  EXPECT_NE(sim.out.find("tp 4 + sequence parallel, pp 8 (interleaved x2)"), std::string::npos) << sim.out;
+  EXPECT_NE(sim.out.find("tp 4 + SP, pp 8 x2 interleaved"), std::string::npos) << sim.out;
 }
 
 }  // namespace

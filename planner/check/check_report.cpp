@@ -1,5 +1,7 @@
 #include "planner/check/check_report.hpp"
 
+#include "planner/search/candidate_text.hpp"
+
 #include <sstream>
 
 #include "planner/report/result_json.hpp"
@@ -21,7 +23,8 @@ std::string with_commas(std::int64_t n) {
 }
 
 std::string config_summary(const StrategyConfig& c) {
-  std::string s = to_string(c.sharding);
+  const std::string layout = layout_text(c.parallelism);
+  std::string s = (layout.empty() ? "" : layout + ", ") + to_string(c.sharding);
   if (c.offload.optimizer != OffloadTarget::none) s += ", optimizer->" + to_string(c.offload.optimizer);
   if (c.offload.params != OffloadTarget::none) s += ", params->" + to_string(c.offload.params);
   s += ", checkpointing " + to_string(c.recompute);

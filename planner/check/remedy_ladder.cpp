@@ -3,6 +3,9 @@
 #include <functional>
 
 #include "planner/scenario/strategy_config_reader.hpp"
+#include "planner/search/search_space.hpp"
+#include "simulator/core/errors.hpp"
+#include "simulator/strategy/model_parallel.hpp"
 
 namespace preflight {
 
@@ -19,8 +22,14 @@ class Climber {
     if (!done()) add_recompute(Recompute::selective, "selective activation checkpointing");
     if (!done()) add_recompute(Recompute::full, "full activation checkpointing");
     if (!done()) shard_further();
-    if (!done()) offload_cpu();
-    if (!done()) offload_nvme();
+    if (model_parallel(state_.parallelism)) {
+      // Megatron's layouts have no offload: their next step is a wider layout on the same GPUs.
+      if (!done()) more_model_parallelism();
+      if (!done()) ladder_.skipped.push_back("5. offload needs DeepSpeed ZeRO or FSDP, not Megatron's tensor/pipeline parallelism");
+    } else {
+      if (!done()) offload_cpu();
+      if (!done()) offload_nvme();
+    }
     if (!done()) ladder_.beyond = beyond_this_machine();
     return ladder_;
   }
@@ -93,6 +102,16 @@ class Climber {
       return;
     }
     const ShardingScheme scheme = sharding_scheme(state_.sharding);
+    if (model_parallel(state_.parallelism)) {
+      if (state_.sharding == Sharding::ddp) {
+        StrategyConfig c = state_;
+        c.sharding = Sharding::zero1;
+        record(3, "distributed optimizer (ZeRO-1 across the data-parallel replicas)", c);
+      } else {
+        ladder_.skipped.push_back("3. optimizer states are already sharded (Megatron shards nothing else)");
+      }
+      return;
+    }
     if (state_.sharding == Sharding::zero3 || state_.sharding == Sharding::fsdp_full) {
       ladder_.skipped.push_back("3. parameters are already sharded (" + to_string(state_.sharding) + ")");
       return;
@@ -115,6 +134,32 @@ class Climber {
       c.sharding = sharding;
       record(3, action, c);
     }
+  }
+
+  // Twice the tensor parallelism (inside the node), then twice the pipeline stages, on the same GPUs.
+  void more_model_parallelism() {
+    const int gpus = state_.nodes * node_.gpus_per_node;
+    bool tried = false;
+    for (const auto& [tp, pp] : {std::pair{2, 1}, std::pair{1, 2}}) {
+      if (done()) return;
+      StrategyConfig c = state_;
+      c.parallelism.tp *= tp;
+      c.parallelism.pp *= pp;
+      c.parallelism.sequence_parallel = c.parallelism.tp > 1;
+      try {
+        validate_parallelism(scenario_.model, c.parallelism, gpus, node_.gpus_per_node);
+      } catch (const InvalidConfig&) {
+        continue;
+      }
+      const std::int64_t dp = dp_degree(c, node_);
+      if (scenario_.training.global_batch_sequences % dp != 0) continue;
+      if (c.parallelism.interleave > 1 && (scenario_.training.global_batch_sequences / dp) % c.parallelism.pp != 0) continue;
+      record(4, "tensor parallelism " + std::to_string(c.parallelism.tp) + " + sequence parallelism, pipeline " +
+                    std::to_string(c.parallelism.pp),
+             c);
+      tried = true;
+    }
+    if (!tried) ladder_.skipped.push_back("4. no wider tensor/pipeline layout fits these GPUs and the batch");
   }
 
   void offload_cpu() {
@@ -155,6 +200,7 @@ class Climber {
     const bool networked = node_.inter_node_bits_per_second > 0.0;
     const int max_nodes = node_.node_limit();
     StrategyConfig c = given_.config;
+    c.parallelism = {};
     c.sharding = Sharding::zero3;
     c.recompute = Recompute::full;
     c.offload = {};

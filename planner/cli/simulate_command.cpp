@@ -8,6 +8,7 @@
 #include "planner/io/calibration_profile_io.hpp"
 #include "planner/io/output_file.hpp"
 #include "planner/cli/commands.hpp"
+#include "planner/search/candidate_text.hpp"
 #include "planner/report/result_json.hpp"
 #include "planner/report/text_table.hpp"
 #include "planner/run/run_estimate.hpp"
@@ -34,11 +35,7 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
       << (r.price.zone.empty() ? "" : "/" + r.price.zone) << ")\n";
   out << "  config   " << to_string(c.sharding) << ", checkpointing " << to_string(c.recompute) << ", micro-batch "
       << c.micro_batch << " x accum " << c.grad_accum;
-  const Parallelism& par = c.parallelism;
-  if (par.tp > 1 || par.pp > 1) {
-    out << ", tp " << par.tp << (par.sequence_parallel ? " + sequence parallel" : "") << ", pp " << par.pp;
-    if (par.interleave > 1) out << " (interleaved x" << par.interleave << ")";
-  }
+  if (const std::string layout = layout_text(c.parallelism); !layout.empty()) out << ", " << layout;
   out << "\n";
   out << "  memory   peak " << gib(e.memory.peak_bytes) << " of " << gib(e.memory.capacity_bytes)
       << (e.memory.fits() ? " (fits)" : " (DOES NOT FIT: see `preflight check`)") << "\n";

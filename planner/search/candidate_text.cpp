@@ -12,11 +12,19 @@ std::string machine_text(const NodeSpec& node, int nodes) {
          node.gpu.id + ")";
 }
 
-std::string strategy_text(const StrategyConfig& c) {
-  const Parallelism& p = c.parallelism;
+std::string layout_text(const Parallelism& p) {
   std::string s;
-  if (p.tp > 1) s += "tp " + std::to_string(p.tp) + (p.sequence_parallel ? " + SP, " : ", ");
-  if (p.pp > 1) s += "pp " + std::to_string(p.pp) + (p.interleave > 1 ? " x" + std::to_string(p.interleave) + " interleaved, " : ", ");
+  if (p.tp > 1) s += "tp " + std::to_string(p.tp) + (p.sequence_parallel ? " + SP" : "");
+  if (p.pp > 1) {
+    s += (s.empty() ? "" : ", ") + std::string("pp ") + std::to_string(p.pp);
+    if (p.interleave > 1) s += " x" + std::to_string(p.interleave) + " interleaved";
+  }
+  return s;
+}
+
+std::string strategy_text(const StrategyConfig& c) {
+  const std::string layout = layout_text(c.parallelism);
+  std::string s = layout.empty() ? "" : layout + ", ";
   s += to_string(c.sharding);
   if (c.offload.optimizer != OffloadTarget::none) s += " + optimizer on " + to_string(c.offload.optimizer);
   if (c.offload.params != OffloadTarget::none) s += " + params on " + to_string(c.offload.params);

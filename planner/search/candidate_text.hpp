@@ -11,6 +11,8 @@
 namespace preflight {
 
 std::string machine_text(const NodeSpec& node, int nodes);
+// "tp 4 + SP, pp 8 x2 interleaved"; empty for plain data parallelism.
+std::string layout_text(const Parallelism& layout);
 std::string strategy_text(const StrategyConfig& config);
 std::string candidate_text(const NodeSpec& node, const StrategyConfig& config);
 std::string grouped_digits(std::int64_t n);  // "1,234,567"
