@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "simulator/economics/run_defaults.hpp"
 #include "support/cli_runner.hpp"
 
 namespace preflight {
@@ -166,6 +167,17 @@ TEST(CliExport, MegatronLaunchCarriesTheLayout) {
   const test::CliResult sim = test::run_preflight("simulate " + scenario("llama2-70b-sft-a100") + " --config " + config);
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
   EXPECT_NE(sim.out.find("tp 4 + SP, pp 8 x2 interleaved"), std::string::npos) << sim.out;
+}
+
+
+// A pipelined config checkpoints one file per stage, the 8 stages on 8 nodes writing at once: the
+// write takes the whole checkpoint over 8 nodes' share of the network file system.
+TEST(CliSimulate, PipelineStagesWriteTheirCheckpointsInParallel) {
+  const test::CliResult r = test::run_preflight("simulate " + scenario("gpt3-175b-megatron-p4de") + " --format json --trials 10");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json ckpt = json::parse(r.out).at("run").at("checkpoint");
+  EXPECT_NEAR(ckpt.at("write_seconds").get<double>(),
+              ckpt.at("bytes").get<double>() / (8.0 * run_defaults::kNetworkFsWriteBytesPerSecond), 0.01);
 }
 
 }  // namespace

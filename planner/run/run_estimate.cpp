@@ -1,5 +1,6 @@
 #include "planner/run/run_estimate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -63,7 +64,11 @@ RunEstimate prepare_run(const Scenario& s, const NodeSpec& node, const StrategyC
   const ParameterFootprint footprint = parameter_footprint(s.model, s.training);
   const StateBytes bytes = state_bytes(s.training.precision, s.training.optimizer, s.training.method != Method::full);
   const double ckpt_bytes = checkpoint_bytes(footprint, bytes, s.checkpoint.settings.resumable);
-  const double writers = writes_sharded_checkpoints(c.sharding) ? c.nodes : 1.0;
+  // Nodes writing at once: every node when the states are sharded; under pipelining each stage saves
+  // its own layers (Megatron: one file per tensor/pipeline rank of the first replica), and stages sit
+  // on different nodes; otherwise rank 0's node writes the whole model.
+  const double writers = writes_sharded_checkpoints(c.sharding) ? c.nodes
+                                                                : std::min<double>(c.nodes, c.parallelism.pp);
   const bool no_checkpoints = c.checkpoint_interval_minutes && std::isinf(*c.checkpoint_interval_minutes);
   const double mtbi_seconds = no_checkpoints ? std::numeric_limits<double>::infinity()
                                              : 3600.0 / (r.job_interruptions_per_hour + failures_per_hour);
