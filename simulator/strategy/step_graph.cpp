@@ -166,7 +166,6 @@ class StepBuilder {
     return static_cast<double>(stages_.layers_per_stage) * layer + 2.0 * pipeline_transfer_seconds();
   }
 
-
   // Where a micro-batch's chain of tasks stands, shared by its forward and backward passes.
   struct Pass {
     std::optional<TaskId> chain;        // the last compute task
