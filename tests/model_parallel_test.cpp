@@ -119,5 +119,24 @@ TEST(ModelParallel, TensorParallelAllReducesPerLayerPass) {
   EXPECT_LT(simulate_step(fast.inputs(8, 8)).time.seconds(), simulate_step(l.inputs(8, 8)).time.seconds());
 }
 
+
+// Megatron-LM's documented bytes per parameter (distrib_optimizer.md, bf16 weights with fp32
+// gradients): 18 without the distributed optimizer, 6 + 12/d with it, d the data-parallel replicas.
+TEST(ModelParallel, MegatronBytesPerParameter) {
+  Layout l;
+  l.job.precision = Precision::bf16;
+  const double per_gpu = stage_layout(l.model, {8, 8, true, 1}).param_share * static_cast<double>(count_parameters(l.model).total());
+  for (int nodes : {8, 32}) {
+    StepInputs in = l.inputs(8, 8, 1, nodes);
+    const double d = nodes * 8.0 / 64.0;
+    const MemoryBreakdown plain = in.memory.gpu;
+    EXPECT_DOUBLE_EQ(plain.params + plain.grads + plain.optimizer, 18.0 * per_gpu) << nodes;
+    EXPECT_EQ(plain.grad_buffers, 0.0);
+    in.config.sharding = Sharding::zero1;
+    const MemoryBreakdown distributed = estimate_memory(l.model, l.job, in.config, l.node, 0.0).gpu;
+    EXPECT_DOUBLE_EQ(distributed.params + distributed.grads + distributed.optimizer, (6.0 + 12.0 / d) * per_gpu) << nodes;
+  }
+}
+
 }  // namespace
 }  // namespace preflight

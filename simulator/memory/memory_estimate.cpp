@@ -58,6 +58,7 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingJob& job, c
   layout.zero_init = c.zero_init;
   layout.gpus_per_node = node.gpus_per_node;
   layout.world_size = dp;  // the data-parallel group: tensor and pipeline ranks hold different weights
+  layout.megatron = c.parallelism.tp > 1 || c.parallelism.pp > 1;
 
   const ParameterFootprint footprint = stage_footprint(parameter_footprint(model, job), stages);
   const StateBytes bytes = state_bytes(job.precision, job.optimizer, job.method != Method::full);

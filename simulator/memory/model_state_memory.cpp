@@ -100,10 +100,24 @@ ModelStateMemory ddp(const ParameterFootprint& f, const StateBytes& b, const Sha
   return m;
 }
 
+// Megatron-LM (the engine of tensor/pipeline layouts): 16-bit weights, gradients accumulated and
+// all-reduced in one contiguous fp32 buffer (main_grad, the bucket itself: no copy), fp32 master
+// weights and Adam moments, which the distributed optimizer (zero1) shards over the data-parallel
+// replicas: 18 bytes per parameter, 6 + 12/d with it (Megatron-LM docs, distrib_optimizer.md).
+ModelStateMemory megatron(const ParameterFootprint& f, const StateBytes& b, const ShardingLayout& l) {
+  const double p = f.trainable;
+  ModelStateMemory m;
+  m.params = (b.weights + b.fp8_cache) * p + f.frozen_bytes;
+  m.grads = (b.master > 0.0 ? 4.0 : b.grads) * p;
+  m.optimizer = b.optimizer() * p / (l.scheme.stage >= 1 ? l.shard_degree : 1.0);
+  return m;
+}
+
 }  // namespace
 
 ModelStateMemory model_state_memory(const ParameterFootprint& footprint, const StateBytes& bytes,
                                     const ShardingLayout& layout) {
+  if (layout.megatron) return megatron(footprint, bytes, layout);
   switch (layout.scheme.engine) {
     case Engine::deepspeed: return deepspeed(footprint, bytes, layout);
     case Engine::fsdp: return fsdp(footprint, bytes, layout);

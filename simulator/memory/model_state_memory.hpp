@@ -22,6 +22,7 @@ struct ShardingLayout {
   bool zero_init = true;
   double gpus_per_node = 1.0;
   double world_size = 1.0;  // GPUs in the data-parallel group (DDP buckets exist only when > 1)
+  bool megatron = false;    // a tensor/pipeline layout: Megatron-LM's own gradient buffer and optimizer
 };
 
 struct ModelStateMemory {
