@@ -69,6 +69,9 @@ TEST(PlanStories, SeventyBillionOnA100NeedsItsWeightsSplit) {
   };
   EXPECT_TRUE(splits_weights(plan.best->config())) << candidate_text(*plan.best->node, plan.best->config());
   EXPECT_TRUE(any_line(plan.reasons, "zero2 does not fit here")) << plan.reasons.front();
+  if (plan.best->config().parallelism.pp > 1) {
+    EXPECT_TRUE(any_line(plan.reasons, "pipeline bubble: "));
+  }
   bool zero3_fits = false;
   for (const PlanEntry& e : plan.screened) {
     EXPECT_TRUE(splits_weights(e.config())) << candidate_text(*e.node, e.config());

@@ -101,7 +101,7 @@ class Explainer {
       return same_machine(e) && sharding_scheme(e.config().sharding).stage == stage && !model_parallel(e.config().parallelism);
     });
     if (alt != nullptr) {
-      out_.push_back(to_string(sharding) + " instead: also feasible here, " + variant_text(*alt) + ", " +
+      out_.push_back(plain_prefix() + to_string(sharding) + " instead: also feasible here, " + variant_text(*alt) + ", " +
                      step_and_cost(*alt) + " (" + worse_text(*alt, w_) + ")");
       return;
     }
@@ -114,8 +114,11 @@ class Explainer {
       c.micro_batch = 1;
       c.grad_accum = std::max<std::int64_t>(1, s_.training.global_batch_sequences / (c.nodes * w_.node->gpus_per_node));
     }
-    out_.push_back(to_string(sharding) + " does not fit here: it " + leanest_shortfall(c));
+    out_.push_back(plain_prefix() + to_string(sharding) + " does not fit here: it " + leanest_shortfall(c));
   }
+
+  // Says "plain" where the winner itself is a tensor/pipeline layout with the same sharding name.
+  std::string plain_prefix() const { return model_parallel(w_.config().parallelism) ? "plain " : ""; }
 
   // A tensor/pipeline-parallel winner: what plain data parallelism (DDP or ZeRO) would do on the
   // same machines.
@@ -127,6 +130,14 @@ class Explainer {
     if (alt != nullptr && sharding_scheme(alt->config().sharding).stage == 3) {
       out_.push_back("without tensor/pipeline parallelism: " + variant_text(*alt) + ", " + step_and_cost(*alt) + " (" +
                      worse_text(*alt, w_) + ")");
+    }
+    const Parallelism& par = w_.config().parallelism;
+    if (par.pp > 1 && w_.evaluation.step) {
+      const StepTime& t = *w_.evaluation.step;
+      out_.push_back("pipeline bubble: " + fixed(t.pipeline_bubble_seconds, 2) + " s of the " + fixed(t.seconds(), 2) +
+                     " s step (" + share_text(t.pipeline_bubble_seconds / t.seconds()) + "): (pp - 1) / interleave = " +
+                     fixed(static_cast<double>(par.pp - 1) / par.interleave, 1) + " micro-batch times against " +
+                     std::to_string(w_.config().grad_accum) + " micro-batches");
     }
   }
 
