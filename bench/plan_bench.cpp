@@ -11,6 +11,7 @@
 #include "planner/check/evaluation.hpp"
 #include "planner/search/plan_search.hpp"
 #include "planner/search/search_space.hpp"
+#include "simulator/strategy/model_parallel.hpp"
 
 namespace preflight {
 namespace {
@@ -48,7 +49,7 @@ std::vector<StrategyConfig> layouts() {
                 c.recompute = rc;
                 c.micro_batch = mb;
                 c.grad_accum = s.training.global_batch_sequences / dp / mb;
-                if (layout.interleave > 1 && c.grad_accum % layout.pp != 0) continue;
+                if (!schedule_accepts(layout, c.grad_accum)) continue;
                 out.push_back(c);
               }
             }

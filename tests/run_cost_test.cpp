@@ -156,5 +156,23 @@ TEST(RunCost, VolatileMarketMatchesAnEventByEventWalk) {
             << "; event walk mean " << mean << ", p50 " << hours[999] << ", p90 " << hours[1799] << "\n";
 }
 
+
+// No checkpoints and lambda s = 5: one segment that fails e^5 - 1 = 147 times on average. Its time is
+// far from normal (it finishes untouched with probability e^-5 = 0.67%, Poisson), which the Monte
+// Carlo must keep: it draws the failures of so few segments exactly instead of one normal sum.
+TEST(RunCost, OneLongSegmentKeepsItsSkewedDistribution) {
+  RunInputs in;
+  in.steps = 10;
+  in.step_seconds = 3600.0;
+  in.restart_seconds = 0.1 * 3600.0;
+  in.interruptions = InterruptionProcess::poisson(0.5);
+  in.trials = 40000;
+  in.deadline_hours = 10.0 + 1e-9;  // met only by a run never interrupted
+  const RunOutcome mc = simulate_run(in);
+  EXPECT_NEAR(mc.p_meets_deadline, std::exp(-5.0), 0.002);
+  EXPECT_NEAR(mc.hours.mean, expected_run_hours(in), 0.02 * mc.hours.mean);  // (1/0.5 + 0.1)(e^5 - 1) = 309.6 h
+  EXPECT_NEAR(expected_run_hours(in), 2.1 * std::expm1(5.0), 1e-9);
+}
+
 }  // namespace
 }  // namespace preflight

@@ -21,10 +21,14 @@ void add_sweep_output_options(CLI::App& command, preflight::cli::SweepOutputOpti
   command.add_option("--baseline", o.baseline, "An earlier sweep's JSON: print the changes per scenario");
   command.add_option("--max-cost-increase", o.max_cost_increase_pct,
                      "With --baseline: fail (exit 1) when a scenario's expected cost rises by more than this percentage")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(CLI::Range(0.0, 1e6))
+      ->needs("--baseline");  // without a baseline the gate would pass silently
 }
 
-void add_monte_carlo_options(CLI::App& command, std::uint64_t& seed, int& trials, int& threads) {
+// What every command that prices a run takes: a calibration profile and the Monte Carlo's settings.
+void add_run_model_options(CLI::App& command, std::string& profile, std::uint64_t& seed, int& trials, int& threads) {
+  command.add_option("--profile", profile,
+                     "Calibration profile (preflight-calibrate): its measurements replace the defaults on machines with its GPU");
   command.add_option("--seed", seed, "Monte Carlo seed (same seed, same numbers)");
   command.add_option("--trials", trials, "Monte Carlo trials (per configuration)")->check(CLI::Range(1, 10'000'000));
   command.add_option("--threads", threads, "Worker threads (default: all cores); results do not depend on it")
@@ -53,8 +57,7 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("--format", simulate.format, "Output format")->check(CLI::IsMember({"table", "json"}));
   simulate_cmd->add_option("--catalog", simulate.catalog, "Catalog folder (default: the bundled catalogs/)");
   simulate_cmd->add_option("--trace", simulate.trace, "Write the simulated step as a Chrome/Perfetto trace (JSON)");
-  simulate_cmd->add_option("--profile", simulate.profile, "Calibration profile (preflight-calibrate): its measurements replace the defaults on machines with its GPU");
-  add_monte_carlo_options(*simulate_cmd, simulate.seed, simulate.trials, threads);
+  add_run_model_options(*simulate_cmd, simulate.profile, simulate.seed, simulate.trials, threads);
 
   preflight::cli::PlanCommandOptions plan;
   CLI::App* plan_cmd = app.add_subcommand("plan", "The cheapest configuration that fits, meets the deadline with the required probability and stays within budget, with its reasons");
@@ -62,9 +65,8 @@ int main(int argc, char** argv) {
   plan_cmd->add_option("--format", plan.format, "Output format")->check(CLI::IsMember({"table", "json", "csv", "markdown", "html"}));
   plan_cmd->add_option("--top", plan.top, "Alternatives to list besides the winner")->check(CLI::Range(0, 100));
   plan_cmd->add_option("--out", plan.out, "Write the output to this file instead of stdout");
-  plan_cmd->add_option("--profile", plan.profile, "Calibration profile (preflight-calibrate): its measurements replace the defaults on machines with its GPU");
   plan_cmd->add_option("--catalog", plan.catalog, "Catalog folder (default: the bundled catalogs/)");
-  add_monte_carlo_options(*plan_cmd, plan.seed, plan.trials, threads);
+  add_run_model_options(*plan_cmd, plan.profile, plan.seed, plan.trials, threads);
 
   preflight::cli::ExportOptions exporter;
   CLI::App* export_cmd = app.add_subcommand("export", "Ready-to-use DeepSpeed JSON, Accelerate YAML, torchrun or Megatron-LM command for a config (default: the plan's winner)");
@@ -81,8 +83,7 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("inputs", sweep.inputs, "Scenario files and folders (searched for *.json)")->required();
   sweep_cmd->add_option("--shard", sweep.shard, "Plan only slice K of N (K/N), for a CI matrix; join the slices with `merge`");
   sweep_cmd->add_option("--catalog", sweep.catalog, "Catalog folder (default: the bundled catalogs/)");
-  sweep_cmd->add_option("--profile", sweep.profile, "Calibration profile (preflight-calibrate): its measurements replace the defaults on machines with its GPU");
-  add_monte_carlo_options(*sweep_cmd, sweep.seed, sweep.trials, threads);
+  add_run_model_options(*sweep_cmd, sweep.profile, sweep.seed, sweep.trials, threads);
   add_sweep_output_options(*sweep_cmd, sweep.output);
 
   preflight::cli::MergeOptions merge;

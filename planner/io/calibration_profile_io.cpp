@@ -118,6 +118,9 @@ void read_framework(ObjectReader& r, CalibrationProfile& p) {
   m.head_forward_seconds = seconds("head_forward_us");
   m.head_backward_seconds = seconds("head_backward_us");
   m.source = f->string("source");
+  if (m.layer_backward_with_recompute_seconds < m.layer_backward_seconds) {
+    f->fail("layer_backward_with_recompute_us", "at least layer_backward_us (the recompute adds a forward)");
+  }
   f->finish();
   p.framework = m;
 }

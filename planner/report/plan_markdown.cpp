@@ -1,18 +1,10 @@
 #include "planner/report/plan_report.hpp"
 #include "planner/report/plan_rows.hpp"
+#include "planner/report/text_table.hpp"
 
 namespace preflight {
 
 namespace {
-
-std::string markdown_escape(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '|') out += '\\';
-    out += ch;
-  }
-  return out;
-}
 
 std::string markdown_table(const Scenario& s, const std::vector<PlanEntry>& entries) {
   std::string out = "|";
@@ -22,7 +14,7 @@ std::string markdown_table(const Scenario& s, const std::vector<PlanEntry>& entr
   out += "\n";
   for (const PlanEntry& e : entries) {
     out += "|";
-    for (const std::string& cell : plan_row(s, e)) out += " " + markdown_escape(cell) + " |";
+    for (const std::string& cell : plan_row(s, e)) out += " " + markdown_text(cell) + " |";
     out += "\n";
   }
   return out;
@@ -32,11 +24,11 @@ std::string markdown_table(const Scenario& s, const std::vector<PlanEntry>& entr
 
 std::string plan_markdown(const Scenario& s, const Plan& p) {
   std::string out = "### preflight plan: `" + p.scenario + "`\n\n";
-  for (const std::string& line : plan_summary(s, p)) out += "- " + markdown_escape(line) + "\n";
+  for (const std::string& line : plan_summary(s, p)) out += "- " + markdown_text(line) + "\n";
   if (p.best) {
     out += "\n**Best plan**\n\n" + markdown_table(s, {*p.best});
     out += "\n**Why**\n\n";
-    for (const std::string& r : p.reasons) out += "- " + markdown_escape(r) + "\n";
+    for (const std::string& r : p.reasons) out += "- " + markdown_text(r) + "\n";
     if (!p.alternatives.empty()) out += "\n**Alternatives**\n\n" + markdown_table(s, p.alternatives);
     if (!p.frontier.empty()) out += "\n**Cost vs time frontier** (fastest first)\n\n" + markdown_table(s, p.frontier);
   } else {
@@ -45,11 +37,11 @@ std::string plan_markdown(const Scenario& s, const Plan& p) {
   out += "\n**Rejected:** " + rejection_counts(p) + "\n";
   if (!p.nearest_misses.empty()) {
     out += "\n**Nearest misses**\n\n";
-    for (const NearestMiss& m : p.nearest_misses) out += "- " + to_string(m.reason) + ": " + markdown_escape(m.text) + "\n";
+    for (const NearestMiss& m : p.nearest_misses) out += "- " + to_string(m.reason) + ": " + markdown_text(m.text) + "\n";
   }
   if (!p.suggestions.empty()) {
     out += "\n**What would make it feasible**\n\n";
-    for (const std::string& line : p.suggestions) out += "- " + markdown_escape(line) + "\n";
+    for (const std::string& line : p.suggestions) out += "- " + markdown_text(line) + "\n";
   }
   return out;
 }

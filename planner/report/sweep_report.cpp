@@ -10,14 +10,7 @@ namespace preflight {
 
 namespace {
 
-std::string md(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '|' || ch == '*' || ch == '_' || ch == '`' || ch == '<' || ch == '>' || ch == '[' || ch == ']') out += '\\';
-    out += ch == '\n' ? ' ' : ch;
-  }
-  return out;
-}
+const auto md = markdown_text;
 
 std::string optional_text(const std::optional<double>& v, int decimals) { return v ? fixed(*v, decimals) : ""; }
 
@@ -95,7 +88,7 @@ std::string sweep_markdown(const SweepReport& report) {
   std::string out = "### preflight sweep: " + std::to_string(rows.size()) + " scenarios, " + std::to_string(feasible) +
                     " feasible\n\n";
   out += report.gates.empty() ? "**Gates passed.**\n\n" : "**Gates failed: " + std::to_string(report.gates.size()) + "**\n\n";
-  for (const GateFailure& g : report.gates) out += "- `" + md(g.name) + "`: " + md(g.why) + "\n";
+  for (const GateFailure& g : report.gates) out += "- " + md(g.name) + ": " + md(g.why) + "\n";
   if (!report.gates.empty()) out += "\n";
   if (report.changes != nullptr) {
     out += "**Against the baseline**\n\n| scenario | change | cost before | cost now | delta | hours p50 delta | plan |\n"

@@ -56,4 +56,13 @@ std::string csv_cell(const std::string& text) {
   return out + "\"";
 }
 
+std::string markdown_text(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|' || ch == '*' || ch == '_' || ch == '`' || ch == '<' || ch == '>' || ch == '[' || ch == ']') out += '\\';
+    out += ch == '\n' ? ' ' : ch;
+  }
+  return out;
+}
+
 }  // namespace preflight

@@ -24,5 +24,7 @@ std::string gib(double bytes);                 // "12.55 GiB"
 std::string percent(double fraction, int decimals = 0);  // "+33%"
 std::string fixed(double value, int decimals);
 std::string csv_cell(const std::string& text);  // quoted (RFC 4180) when it holds a comma, quote or newline
+// Text for Markdown (table cells, list items): table pipes and emphasis, code and link marks escaped, newlines as spaces.
+std::string markdown_text(const std::string& text);
 
 }  // namespace preflight

@@ -279,6 +279,10 @@ Scenario load_scenario(const fs::path& file, const Catalog& catalog) {
   Scenario s;
   s.file = file;
   s.name = r.optional_string("name").value_or(file.stem().string());
+  // The name goes into exported scripts' comments and report headings: one printable line.
+  if (std::any_of(s.name.begin(), s.name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    r.fail("name", "one line of printable text (no newline or other control character)");
+  }
   r.optional_string("description");
   s.model = read_model(r, catalog, file, s.model_source);
   s.training = read_training(r, s.model);

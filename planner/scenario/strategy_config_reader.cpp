@@ -156,7 +156,7 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
   r.finish();
   try {
     validate_memory_config(c);
-    if (c.parallelism.interleave > 1 && c.grad_accum % c.parallelism.pp != 0) {
+    if (!schedule_accepts(c.parallelism, c.grad_accum)) {
       throw InvalidConfig("grad_accum", "a multiple of pp = " + std::to_string(c.parallelism.pp) +
                                             " (the interleaved schedule runs micro-batches in rounds of pp)");
     }

@@ -170,6 +170,12 @@ class Explainer {
     c.grad_accum = c.grad_accum * c.micro_batch;
     c.micro_batch = 1;
     const Evaluation e = evaluate(s_, *w_.node, c, o_.run.profile);
+    if (e.memory.fits_gpu()) {
+      // It fits, so the search turned it down for time or cost, not memory.
+      out_.push_back("without activation checkpointing micro-batch 1 fits (peak " + gib(e.memory.peak_bytes) +
+                     ") but no such plan meets the constraints at a lower cost");
+      return;
+    }
     out_.push_back("without activation checkpointing it does not fit: even micro-batch 1 peaks at " +
                    gib(e.memory.peak_bytes) + " (" + share_text(e.memory.peak_bytes / e.memory.usable_bytes - 1.0) +
                    " over the usable)");

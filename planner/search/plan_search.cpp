@@ -15,6 +15,7 @@
 #include "simulator/hardware/compute_model.hpp"
 #include "simulator/model/flops.hpp"
 #include "planner/report/text_table.hpp"
+#include "simulator/strategy/model_parallel.hpp"
 
 namespace preflight {
 
@@ -77,14 +78,21 @@ bool lighter_or_equal(const StrategyConfig& a, const StrategyConfig& b) {
   return a.recompute <= b.recompute && a.offload.optimizer <= b.offload.optimizer && a.offload.params <= b.offload.params;
 }
 
+// What any simulated step executes at least: every weight matmul, and half the attention products
+// (causal flash attention computes only the lower triangle; MFU's count takes all of it).
+double executed_flops_floor(const Scenario& s) {
+  const FlopsPerToken f = flops_per_token(s.model, s.training.seq_len);
+  return s.training.global_batch_tokens() * (f.forward_matmul + 0.5 * f.forward_attention) *
+         (1.0 + backward_to_forward_ratio(s.training.method));
+}
+
 class Screen {
  public:
   Screen(const Scenario& s, const PlanOptions& o)
       : s_(s),
         o_(o),
         steps_(std::ceil(s.training.tokens / s.training.global_batch_tokens())),
-        step_flops_(s.training.global_batch_tokens() * flops_per_token(s.model, s.training.seq_len).forward() *
-                    (1.0 + backward_to_forward_ratio(s.training.method))) {}
+        step_flops_(executed_flops_floor(s)) {}
 
   std::vector<Machine> machines(const Catalog& catalog) const {
     std::vector<Machine> out;
@@ -135,8 +143,7 @@ class Screen {
           }
           for (Sharding sh : sharding_choices(gpus, nodes, layout)) {
             for (std::int64_t mb : micro_batch_choices(global / dp)) {
-              // Megatron's interleaved schedule runs micro-batches in rounds of pp.
-              if (layout.interleave > 1 && (global / dp / mb) % layout.pp != 0) continue;
+              if (!schedule_accepts(layout, global / dp / mb)) continue;
               out.push_back({&m, nodes, layout, sh, mb, global / dp / mb});
             }
           }
@@ -289,7 +296,7 @@ class Screen {
   const Scenario& s_;
   const PlanOptions& o_;
   double steps_;
-  double step_flops_;  // model FLOPs of one step, all GPUs together
+  double step_flops_;  // a floor on the FLOPs one step executes, all GPUs together
 };
 
 }  // namespace

@@ -1,43 +1,13 @@
 #include "simulator/economics/expected_run.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace preflight {
 
-namespace {
-
-double expected_segment_hours(double work_hours, double rate_per_hour, double restart_hours) {
-  if (rate_per_hour <= 0.0) return work_hours;
-  return (1.0 / rate_per_hour + restart_hours) * std::expm1(rate_per_hour * work_hours);
-}
-
-// Variance of one segment's wall time: T = s + sum_{i<=N} (Y_i + R), N ~ Geometric(p = e^(-lambda s))
-// failures before the success, Y_i ~ Exp(lambda) truncated to [0, s]. Compound sum:
-// Var T = E[N] Var X + Var N E[X]^2 with X = Y + R.
-double segment_variance(double work_hours, double rate, double restart_hours) {
-  if (rate <= 0.0 || work_hours <= 0.0) return 0.0;
-  const double ls = rate * work_hours;
-  const double fail = -std::expm1(-ls);  // 1 - p
-  const double p = 1.0 - fail;
-  const double ey = 1.0 / rate - work_hours * p / fail;
-  const double ey2 = (2.0 / (rate * rate) - p * (work_hours * work_hours + 2.0 * work_hours / rate + 2.0 / (rate * rate))) / fail;
-  const double var_x = ey2 - ey * ey;
-  const double ex = ey + restart_hours;
-  const double en = fail / p;
-  const double var_n = fail / (p * p);
-  return en * var_x + var_n * ex * ex;
-}
-
-// The run as segments: `full` segments of interval steps plus the checkpoint stall, then the last.
-struct Segments {
-  std::int64_t full = 0;
-  double segment_hours = 0.0;
-  double last_hours = 0.0;
-};
-
-Segments segments(const RunInputs& in) {
+RunSegments run_segments(const RunInputs& in) {
   const double step_h = in.step_seconds / 3600.0;
-  Segments s;
+  RunSegments s;
   if (in.checkpoint.interval_steps <= 0 || in.checkpoint.interval_steps >= in.steps) {
     s.last_hours = static_cast<double>(in.steps) * step_h;
     return s;
@@ -51,20 +21,42 @@ Segments segments(const RunInputs& in) {
 
 double restart_hours(const RunInputs& in) { return (in.restart_seconds + in.checkpoint.read_seconds) / 3600.0; }
 
-}  // namespace
+SegmentMoments segment_moments(double work_hours, double rate, double restart) {
+  SegmentMoments m;
+  m.mean = work_hours;
+  if (rate <= 0.0 || work_hours <= 0.0) return m;
+  const double q = -std::expm1(-rate * work_hours);
+  const double p = 1.0 - q;
+  m.failure_probability = q;
+  // Written without differences of large terms, so small rates keep their precision.
+  m.mean_loss = 1.0 / rate - work_hours * p / q;
+  m.loss_variance = std::max(0.0, 1.0 / (rate * rate) - work_hours * work_hours * p / (q * q));
+  m.interruptions = std::expm1(rate * work_hours);  // q / p
+  const double attempt = m.mean_loss + restart;
+  m.mean += m.interruptions * attempt;  // = (1/rate + R)(e^(rate s) - 1)
+  m.variance = m.interruptions * m.loss_variance + (q / (p * p)) * attempt * attempt;
+  return m;
+}
 
 double expected_run_hours(const RunInputs& in) {
   const double rate = in.interruptions.job_rate_per_hour(in.nodes);
-  const Segments s = segments(in);
-  return static_cast<double>(s.full) * expected_segment_hours(s.segment_hours, rate, restart_hours(in)) +
-         expected_segment_hours(s.last_hours, rate, restart_hours(in));
+  const RunSegments s = run_segments(in);
+  return static_cast<double>(s.full) * segment_moments(s.segment_hours, rate, restart_hours(in)).mean +
+         segment_moments(s.last_hours, rate, restart_hours(in)).mean;
+}
+
+double expected_interruptions(const RunInputs& in) {
+  const double rate = in.interruptions.job_rate_per_hour(in.nodes);
+  const RunSegments s = run_segments(in);
+  return static_cast<double>(s.full) * segment_moments(s.segment_hours, rate, restart_hours(in)).interruptions +
+         segment_moments(s.last_hours, rate, restart_hours(in)).interruptions;
 }
 
 double run_hours_variance(const RunInputs& in) {
   const double rate = in.interruptions.job_rate_per_hour(in.nodes);
-  const Segments s = segments(in);
-  return static_cast<double>(s.full) * segment_variance(s.segment_hours, rate, restart_hours(in)) +
-         segment_variance(s.last_hours, rate, restart_hours(in));
+  const RunSegments s = run_segments(in);
+  return static_cast<double>(s.full) * segment_moments(s.segment_hours, rate, restart_hours(in)).variance +
+         segment_moments(s.last_hours, rate, restart_hours(in)).variance;
 }
 
 double completion_probability_bound(const RunInputs& in, double deadline_hours) {
@@ -72,6 +64,7 @@ double completion_probability_bound(const RunInputs& in, double deadline_hours) 
   const double gap = expected_run_hours(in) - deadline_hours;
   if (gap <= 0.0) return 1.0;
   const double variance = run_hours_variance(in);
+  if (!std::isfinite(variance)) return 1.0;  // a segment that practically never ends: no bound
   return variance / (variance + gap * gap);
 }
 

@@ -11,7 +11,33 @@
 
 namespace preflight {
 
+// The run as segments: `full` segments of the checkpoint interval plus its stall, then the last.
+struct RunSegments {
+  std::int64_t full = 0;
+  double segment_hours = 0.0;
+  double last_hours = 0.0;
+};
+RunSegments run_segments(const RunInputs& in);
+
+// Hours of restart downtime per interruption: reprovision and warm-up plus the checkpoint reload.
+double restart_hours(const RunInputs& in);
+
+// One segment of `work_hours` under Poisson interruptions at `rate` per hour with `restart_hours` of
+// uninterruptible downtime each: T = s + sum_{i<=N} (Y_i + R), N ~ Geometric(p = e^(-rate s))
+// failures before the success, Y_i ~ Exp(rate) truncated to [0, s].
+struct SegmentMoments {
+  double failure_probability = 0.0;  // q = 1 - e^(-rate s), per attempt
+  double mean_loss = 0.0;            // E[Y]
+  double loss_variance = 0.0;        // Var Y
+  double interruptions = 0.0;        // E[N] = e^(rate s) - 1
+  double mean = 0.0;                 // E[T]
+  double variance = 0.0;             // Var T = E[N] Var Y + Var N (E[Y] + R)^2
+};
+SegmentMoments segment_moments(double work_hours, double rate, double restart_hours);
+
 double expected_run_hours(const RunInputs& in);
+// Interruptions per run on average.
+double expected_interruptions(const RunInputs& in);
 
 // The variance of the run's wall time under the same model. Per segment the time is the work s plus
 // N failed attempts, N geometric with success probability e^(-lambda s), each attempt an exponential

@@ -1,8 +1,11 @@
 #include "simulator/economics/run_monte_carlo.hpp"
 
+#include "simulator/economics/expected_run.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <vector>
 
 #include <tbb/blocked_range.h>
@@ -17,49 +20,58 @@ struct Trial {
   double interruptions = 0.0;
 };
 
-// Above this many expected interruptions per run the run's segments are summed as one normal draw:
-// it is a sum of thousands of independent segment times (central limit theorem), and walking them
-// one by one made a volatile market's Monte Carlo cost minutes.
-constexpr double kNormalSumInterruptions = 100.0;
-constexpr double kPi = std::numbers::pi;
+// How trials walk a run under Poisson interruptions, worked out once per Monte Carlo.
+struct PoissonPlan {
+  enum class Mode { walk, per_segment, normal_sum } mode = Mode::walk;
+  double rate = 0.0;
+  RunSegments segments;
+  double restart_h = 0.0;
+  SegmentMoments full, last;
+  double mean_hours = 0.0, sd_hours = 0.0, interruptions = 0.0;
+};
 
-double exponential(double rate, TrialRng& rng) { return -std::log1p(-uniform01(rng)) / rate; }
+// Up to this many expected interruptions per run a trial walks them one by one (exactly, jumping
+// over the segments an interruption spares). Beyond it, with at least kNormalSumSegments segments
+// the run is one normal draw (a sum of that many independent segment times: central limit theorem);
+// with fewer, each segment draws its geometric number of failures exactly and, past
+// kExactLossDraws failures, their lost work as a normal sum of that many truncated exponentials.
+constexpr double kWalkInterruptions = 100.0;
+constexpr std::int64_t kNormalSumSegments = 30;
+constexpr double kExactLossDraws = 30.0;
+constexpr double kPi = std::numbers::pi;
 
 double standard_normal(TrialRng& rng) {
   return std::sqrt(-2.0 * std::log1p(-uniform01(rng))) * std::cos(2.0 * kPi * uniform01(rng));
 }
 
-// One segment of `length` hours under Poisson interruptions at `rate` per hour, restarted after each
-// interruption (the restart itself is not interrupted): every failed attempt loses the work since
-// the segment began, an exponential time cut off at `length`, plus the restart. Failed attempts
-// before one succeeds are geometric with failure probability q = 1 - exp(-rate L).
-struct SegmentMoments {
-  double mean = 0.0;      // hours
-  double variance = 0.0;  // hours^2
-  double interruptions = 0.0;
-};
-
-SegmentMoments segment_moments(double length, double rate, double restart_h) {
-  SegmentMoments m;
-  const double q = -std::expm1(-rate * length);
-  m.mean = length;
-  if (q <= 0.0) return m;
-  const double p = 1.0 - q;
-  const double failures = q / p, failures_variance = q / (p * p);
-  const double lost = 1.0 / rate - length * p / q;  // E[X | X < L], X ~ Exp(rate)
-  const double lost_variance = std::max(0.0, 1.0 / (rate * rate) - length * length * p / (q * q));
-  m.mean += failures * (lost + restart_h);
-  m.variance = failures * lost_variance + failures_variance * (lost + restart_h) * (lost + restart_h);
-  m.interruptions = failures;
-  return m;
+PoissonPlan poisson_plan(const RunInputs& in) {
+  PoissonPlan p;
+  p.rate = in.interruptions.job_rate_per_hour(in.nodes);
+  p.segments = run_segments(in);
+  p.restart_h = restart_hours(in);
+  p.full = segment_moments(p.segments.segment_hours, p.rate, p.restart_h);
+  p.last = segment_moments(p.segments.last_hours, p.rate, p.restart_h);
+  const double n = static_cast<double>(p.segments.full);
+  p.interruptions = n * p.full.interruptions + p.last.interruptions;
+  p.mean_hours = n * p.full.mean + p.last.mean;
+  p.sd_hours = std::sqrt(n * p.full.variance + p.last.variance);
+  if (p.interruptions > kWalkInterruptions) {
+    p.mode = p.segments.full >= kNormalSumSegments ? PoissonPlan::Mode::normal_sum : PoissonPlan::Mode::per_segment;
+  }
+  return p;
 }
 
-// The exact walk under Poisson interruptions, jumping over the segments an interruption spares:
-// `full` segments of `full_h` hours (each ends with a checkpoint), then the last of `last_h`.
-void walk_poisson(std::int64_t full, double full_h, double last_h, double rate, double restart_h, double give_up_h,
-                  TrialRng& rng, Trial& t) {
+// The exact walk, jumping over the segments an interruption spares.
+void walk_poisson(const PoissonPlan& p, double give_up_h, TrialRng& rng, Trial& t) {
+  if (p.rate <= 0.0) {  // never interrupted
+    t.hours = static_cast<double>(p.segments.full) * p.segments.segment_hours + p.segments.last_hours;
+    return;
+  }
+  const auto exponential = [&] { return -std::log1p(-uniform01(rng)) / p.rate; };
+  const std::int64_t full = p.segments.full;
+  const double full_h = p.segments.segment_hours, last_h = p.segments.last_hours;
   double now = 0.0;
-  double next = exponential(rate, rng);
+  double next = exponential();
   std::int64_t segment = 0;
   while (segment < full && now < give_up_h) {
     const std::int64_t left = full - segment;
@@ -69,8 +81,8 @@ void walk_poisson(std::int64_t full, double full_h, double last_h, double rate, 
     segment += spared;
     if (segment == full) break;
     t.interruptions += 1.0;  // inside this segment: its work is lost
-    now = next + restart_h;
-    next = now + exponential(rate, rng);
+    now = next + p.restart_h;
+    next = now + exponential();
   }
   while (now < give_up_h) {
     if (next >= now + last_h) {
@@ -78,49 +90,63 @@ void walk_poisson(std::int64_t full, double full_h, double last_h, double rate, 
       break;
     }
     t.interruptions += 1.0;
-    now = next + restart_h;
-    next = now + exponential(rate, rng);
+    now = next + p.restart_h;
+    next = now + exponential();
   }
   t.hours = now;
 }
 
-// A segment is the compute between two checkpoints plus the stall of the checkpoint that ends it;
-// the last segment ends the run (its final save is not counted: the run is over).
-Trial run_trial(const RunInputs& in, std::uint64_t trial) {
-  TrialRng rng(splitmix64(in.seed ^ splitmix64(trial)));
-  InterruptionProcess::Cursor cursor = in.interruptions.start_trial(rng);
+// One segment: failures before the success are geometric (inverse CDF, one draw); each loses a
+// truncated exponential of work plus the restart.
+double segment_draw(double hours, const SegmentMoments& m, double rate, double restart_h, TrialRng& rng, Trial& t) {
+  if (m.failure_probability <= 0.0) return hours;
+  const double u = 1.0 - uniform01(rng);  // (0, 1]
+  const double failures =
+      m.failure_probability >= 1.0 ? 1e15 : std::min(1e15, std::floor(std::log(u) / std::log(m.failure_probability)));
+  t.interruptions += failures;
+  double lost = 0.0;
+  if (failures <= kExactLossDraws) {
+    for (int i = 0; i < static_cast<int>(failures); ++i) lost += -std::log1p(-uniform01(rng) * m.failure_probability) / rate;
+  } else {
+    lost = std::max(0.0, failures * m.mean_loss + std::sqrt(failures * m.loss_variance) * standard_normal(rng));
+  }
+  return hours + lost + failures * restart_h;
+}
 
+Trial poisson_trial(const RunInputs& in, const PoissonPlan& p, double give_up_h, TrialRng& rng) {
+  Trial t;
+  switch (p.mode) {
+    case PoissonPlan::Mode::walk: walk_poisson(p, give_up_h, rng, t); break;
+    case PoissonPlan::Mode::per_segment: {
+      for (std::int64_t i = 0; i < p.segments.full && t.hours < give_up_h; ++i) {
+        t.hours += segment_draw(p.segments.segment_hours, p.full, p.rate, p.restart_h, rng, t);
+      }
+      t.hours += segment_draw(p.segments.last_hours, p.last, p.rate, p.restart_h, rng, t);
+      break;
+    }
+    case PoissonPlan::Mode::normal_sum:
+      t.hours = p.mean_hours + p.sd_hours * standard_normal(rng);
+      t.interruptions = p.interruptions;
+      break;
+  }
+  // A segment longer than many mean times between interruptions never ends: cut off as the walk is.
+  t.hours = std::isfinite(t.hours) ? std::clamp(t.hours, failure_free_hours(in), give_up_h) : give_up_h;
+  t.interruptions = std::min(t.interruptions, 1e15);
+  return t;
+}
+
+// A replayed trace, event by event. A segment is the compute between two checkpoints plus the
+// stall of the checkpoint that ends it; the last segment ends the run (its final save is not
+// counted: the run is over).
+Trial replay_trial(const RunInputs& in, double give_up_h, TrialRng& rng) {
+  InterruptionProcess::Cursor cursor = in.interruptions.start_trial(rng);
   const double step_h = in.step_seconds / 3600.0;
   const double stall_h = in.checkpoint.stall_seconds / 3600.0;
   const std::int64_t per_segment = in.checkpoint.interval_steps > 0 ? in.checkpoint.interval_steps : in.steps;
-  const double restart_h = (in.restart_seconds + in.checkpoint.read_seconds) / 3600.0;
-
-  // A history that never finishes (interruptions faster than checkpoints) is cut off here and
-  // counted as missing any deadline.
-  const double give_up_h = std::max(100.0 * failure_free_hours(in), 24.0 * 365.0);
-
+  const double restart_h = restart_hours(in);
   Trial t;
   double now = 0.0;
   std::int64_t done = 0;  // steps safely checkpointed
-  if (in.interruptions.memoryless()) {
-    // Segments before the last end with a checkpoint stall; the last ends the run.
-    const std::int64_t full = (in.steps + per_segment - 1) / per_segment - 1;
-    const double full_h = static_cast<double>(per_segment) * step_h + stall_h;
-    const double last_h = static_cast<double>(in.steps - full * per_segment) * step_h;
-    const double rate = in.interruptions.job_rate_per_hour(in.nodes);
-    const SegmentMoments f = segment_moments(full_h, rate, restart_h);
-    const SegmentMoments l = segment_moments(last_h, rate, restart_h);
-    const double n = static_cast<double>(full);
-    if (n * f.interruptions + l.interruptions <= kNormalSumInterruptions) {
-      walk_poisson(full, full_h, last_h, rate, restart_h, give_up_h, rng, t);
-      return t;
-    }
-    const double hours = n * f.mean + l.mean + std::sqrt(n * f.variance + l.variance) * standard_normal(rng);
-    // A segment longer than many mean times between interruptions never ends: cut off as the walk is.
-    t.hours = std::isfinite(hours) ? std::clamp(hours, failure_free_hours(in), give_up_h) : give_up_h;
-    t.interruptions = std::min(n * f.interruptions + l.interruptions, 1e15);
-    return t;
-  }
   double next_interruption = in.interruptions.next(now, in.nodes, cursor, rng);
   while (done < in.steps && now < give_up_h) {
     const std::int64_t steps = std::min(per_segment, in.steps - done);
@@ -172,9 +198,17 @@ RunOutcome simulate_run(const RunInputs& in) {
   RunOutcome out;
   out.failure_free_hours = failure_free_hours(in);
   const int trials = in.interruptions.interrupts() ? std::max(in.trials, 1) : 1;
+  // A history that never finishes (interruptions faster than checkpoints) is cut off here and
+  // counted as missing any deadline.
+  const double give_up_h = std::max(100.0 * out.failure_free_hours, 24.0 * 365.0);
+  std::optional<PoissonPlan> poisson;
+  if (in.interruptions.memoryless()) poisson = poisson_plan(in);  // none is memoryless too: a walk with rate 0
   std::vector<Trial> results(static_cast<std::size_t>(trials));
   tbb::parallel_for(tbb::blocked_range<int>(0, trials), [&](const tbb::blocked_range<int>& r) {
-    for (int i = r.begin(); i != r.end(); ++i) results[static_cast<std::size_t>(i)] = run_trial(in, static_cast<std::uint64_t>(i));
+    for (int i = r.begin(); i != r.end(); ++i) {
+      TrialRng rng(splitmix64(in.seed ^ splitmix64(static_cast<std::uint64_t>(i))));
+      results[static_cast<std::size_t>(i)] = poisson ? poisson_trial(in, *poisson, give_up_h, rng) : replay_trial(in, give_up_h, rng);
+    }
   });
 
   std::vector<double> hours, usd;

@@ -42,7 +42,7 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingJob& job, c
                                const NodeSpec& node, double vram_headroom) {
   validate_memory_config(c);
   validate_parallelism(model, c.parallelism, c.nodes * node.gpus_per_node, node.gpus_per_node);
-  if (c.parallelism.interleave > 1 && c.grad_accum % c.parallelism.pp != 0) {
+  if (!schedule_accepts(c.parallelism, c.grad_accum)) {
     throw InvalidConfig("grad_accum", "the interleaved schedule runs micro-batches in rounds of pp = " +
                                           std::to_string(c.parallelism.pp) + ": grad_accum " + std::to_string(c.grad_accum) +
                                           " must be a multiple of it");
@@ -96,6 +96,7 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingJob& job, c
   e.nvme_bytes_per_node = states.nvme_bytes * node.gpus_per_node;
   e.nvme_capacity_bytes = node.local_nvme_bytes;
   e.dp_degree = dp;
+  e.in_flight_micro_batches = act_in.in_flight_micro_batches;
   e.shard_degree = layout.shard_degree;
   return e;
 }

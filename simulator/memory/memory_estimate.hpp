@@ -44,6 +44,7 @@ struct MemoryEstimate {
   double nvme_capacity_bytes = 0.0;
   double dp_degree = 1.0;
   double shard_degree = 1.0;
+  double in_flight_micro_batches = 1.0;  // micro-batches whose activations a pipeline stage holds at once
 
   bool fits_gpu() const { return peak_bytes <= usable_bytes; }
   bool fits_host() const { return host_bytes_per_node <= host_capacity_bytes; }

@@ -35,6 +35,11 @@ void validate_parallelism(const ModelSpec& model, const Parallelism& p, int gpus
 
 StageLayout stage_layout(const ModelSpec& model, const Parallelism& p);
 
+// Megatron's interleaved schedule runs micro-batches in rounds of pp: grad_accum must be a multiple.
+inline bool schedule_accepts(const Parallelism& p, std::int64_t grad_accum) {
+  return p.interleave == 1 || grad_accum % p.pp == 0;
+}
+
 // What one GPU of the heaviest stage holds of the model's parameters: its tensor-parallel slice.
 ParameterFootprint stage_footprint(ParameterFootprint whole, const StageLayout& layout);
 

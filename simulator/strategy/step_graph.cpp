@@ -58,13 +58,18 @@ class StepBuilder {
     if (stages_.pp > 1) p2p_ = add_resource("pipeline send/receive");
 
     activations_ = activation_memory(model_, activation_inputs(job_, c_));
+    // The same for every layer and micro-batch: asked of the collective model once.
+    tp_forward_seconds_ = tensor_parallel_collectives_seconds(false);
+    tp_backward_seconds_ = tensor_parallel_collectives_seconds(true);
+    p2p_seconds_ = pipeline_collective_seconds();
 
     const MemoryBreakdown& g = in.memory.gpu;
     // The timeline allocates activations, logits and gathered parameters itself; the rest is resident,
-    // and so are the activations of the other micro-batches a pipeline stage holds under 1F1B.
-    const double in_flight = std::min(stages_.in_flight_micro_batches, static_cast<double>(c_.grad_accum));
+    // and so are the activations of the other micro-batches a pipeline stage holds under 1F1B (counted
+    // from the whole step's accumulation, also when simulate_step builds a shortened graph).
     out_.graph.resident_bytes = g.total() - g.activations - g.logits - g.gathered_params +
-                                (in_flight - 1.0) * activations_.per_layer_stored * static_cast<double>(stages_.layers_per_stage);
+                                (in.memory.in_flight_micro_batches - 1.0) * activations_.per_layer_stored *
+                                    static_cast<double>(stages_.layers_per_stage);
     const double dp = in.memory.dp_degree;
     // Megatron places tensor-parallel ranks innermost, so a node holds gpus_per_node / tp ranks of each
     // data-parallel group.
@@ -132,7 +137,9 @@ class StepBuilder {
   // the same bus traffic (Korthikanti et al. 2022, section 4.2.2).
   // In backward, sequence parallelism gathers each column-parallel linear's input once more for its
   // weight gradient (Megatron keeps only the 1/tp slice): two more all-gathers per layer.
-  double tensor_parallel_pass_seconds(bool backward = false) const {
+  double tensor_parallel_pass_seconds(bool backward = false) const { return backward ? tp_backward_seconds_ : tp_forward_seconds_; }
+
+  double tensor_parallel_collectives_seconds(bool backward) const {
     if (stages_.tp == 1) return 0.0;
     const double bytes = boundary_activation_bytes();
     const CollectiveGroup group{stages_.tp, stages_.tp};
@@ -151,7 +158,9 @@ class StepBuilder {
   // Sending one micro-batch's activation to the next stage (or its gradient back): Megatron's
   // scatter-gather optimisation sends each tensor-parallel rank's 1/tp slice, over the network when
   // the job spans nodes. Each of the interleave chunks sends once.
-  double pipeline_transfer_seconds() const {
+  double pipeline_transfer_seconds() const { return p2p_seconds_; }
+
+  double pipeline_collective_seconds() const {
     if (stages_.pp == 1) return 0.0;
     const CollectiveGroup pair{2, c_.nodes > 1 ? 1 : 2};
     return static_cast<double>(stages_.interleave) *
@@ -240,11 +249,14 @@ class StepBuilder {
   // whichever is longer, the kernels or their issue.
   TaskId compute(Pass& p, TaskKind kind, std::string_view name, int index, double seconds, double alloc, double free,
                  std::optional<TaskId> ready, double host_seconds) {
-    const TaskId issue = add(TaskKind::host, name, index, dispatch_, host_seconds);
-    after(issue, last_issue_);
-    after(issue, host_waits_for_);
-    host_waits_for_.reset();
-    last_issue_ = issue;
+    std::optional<TaskId> issue;
+    if (host_seconds > 0.0) {
+      issue = add(TaskKind::host, name, index, dispatch_, host_seconds);
+      after(*issue, last_issue_);
+      after(*issue, host_waits_for_);
+      host_waits_for_.reset();
+      last_issue_ = issue;
+    }
     const TaskId t = add(kind, name, index, compute_, seconds, alloc, free);
     after(t, issue);
     after(t, p.chain);
@@ -423,6 +435,7 @@ class StepBuilder {
   CollectiveGroup shard_;
   engine::ResourceId compute_ = 0, comm_ = 0, h2d_ = 0, d2h_ = 0, cpu_ = 0, dispatch_ = 0, tp_link_ = 0, p2p_ = 0;
   FrameworkMeasurement framework_;
+  double tp_forward_seconds_ = 0.0, tp_backward_seconds_ = 0.0, p2p_seconds_ = 0.0;
   std::optional<TaskId> last_issue_;      // the host's program order
   std::optional<TaskId> host_waits_for_;  // a synchronisation the next issue waits on
   std::vector<TaskId> sync_tasks_;
