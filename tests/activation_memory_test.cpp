@@ -121,7 +121,8 @@ TEST(ActivationMemory, PipelineFirstStageHoldsPpMicroBatches) {
   EXPECT_DOUBLE_EQ(first_stage.layers_total - first_stage.outside_layers, 96.0 * per_layer);
   EXPECT_DOUBLE_EQ(whole.layers_total - whole.outside_layers, 96.0 * per_layer);
   in.in_flight_micro_batches = 8.0 * (1.0 + 7.0 / (8.0 * 3.0));  // interleaved, 3 chunks
-  EXPECT_DOUBLE_EQ(activation_memory(m, in).layers_total - first_stage.outside_layers, 96.0 * per_layer * (1.0 + 7.0 / 24.0));
+  const ActivationMemory interleaved = activation_memory(m, in);
+  EXPECT_DOUBLE_EQ(interleaved.layers_total - interleaved.outside_layers, 96.0 * per_layer * (1.0 + 7.0 / 24.0));
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "support/catalog.hpp"
 #include "support/cli_runner.hpp"
 #include "support/csv.hpp"
+#include "support/vtrain_tables.hpp"
 
 namespace preflight {
 namespace {
@@ -136,8 +137,7 @@ TEST(CalibrationProfile, ShippedA100ProfileReproducesTheTables) {
   double worst = 0.0;
   for (int ranks = 2; ranks <= 8; ++ranks) {
     // The out-of-place columns, read by the C++ nccl-tests reader (the profile was built by a Python one).
-    const CollectiveTable published = io::read_nccl_tests_csv(
-        test::validation_file("vtrain/allreduce_a100_" + std::to_string(ranks) + "gpu.csv"), CollectiveOp::all_reduce, ranks);
+    const CollectiveTable published = test::vtrain_allreduce_table(ranks);
     ASSERT_EQ(published.points.size(), 1024u);
     for (const auto& [bytes, time] : published.points) {
       worst = std::max(worst, std::abs(measured.seconds(CollectiveOp::all_reduce, bytes, {ranks, ranks}) / time - 1.0));
@@ -188,8 +188,7 @@ TEST(CalibrationProfile, StepChangesExactlyAsTheProfileDoes) {
   EXPECT_DOUBLE_EQ(measured.memory_bytes_per_second, 1.7e12);
   // Outside the measured grid the named default applies (the command line warns).
   const Kernel outside{2.0 * 65536.0 * 8192.0 * 8192.0, 0.0, 65536, 8192, 8192};
-  EXPECT_DOUBLE_EQ(kernel_seconds(outside, measured),
-                   outside.flops / (measured.matmul_flops_per_second * gemm_shape_efficiency(outside, 108.0)));
+  EXPECT_DOUBLE_EQ(kernel_seconds(outside, measured), kernel_seconds(outside, device_rates(node.gpu, Precision::bf16)));
 
   CalibrationProfile other = fast;
   other.machine.gpu = "h100-80gb";

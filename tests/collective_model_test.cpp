@@ -11,14 +11,12 @@
 #include "simulator/core/errors.hpp"
 #include "support/catalog.hpp"
 #include "support/csv.hpp"
+#include "support/vtrain_tables.hpp"
 
 namespace preflight {
 namespace {
 
-CollectiveTable measured(int ranks) {
-  return io::read_nccl_tests_csv(test::validation_file("vtrain/allreduce_a100_" + std::to_string(ranks) + "gpu.csv"),
-                                 CollectiveOp::all_reduce, ranks);
-}
+CollectiveTable measured(int ranks) { return test::vtrain_allreduce_table(ranks); }
 
 LinkBandwidths a100_node() {
   const NodeSpec& node = *test::catalog().find_instance("aws/p4de.24xlarge");  // 8 x A100 SXM4, NVSwitch

@@ -116,8 +116,9 @@ TEST(MegatronValidation, KorthikantiPerLayerTimes) {
     std::cout << "Korthikanti Table 4 " << c.experiment << ": forward " << forward << " ms (measured " << f << ", "
               << 100.0 * (forward / f - 1.0) << "%), backward " << backward << " ms (measured " << b << ", "
               << 100.0 * (backward / b - 1.0) << "%)\n";
-    EXPECT_NEAR(forward / f, 1.0, 0.15) << c.experiment;
-    EXPECT_NEAR(backward / b, 1.0, 0.15) << c.experiment;
+    // The target is 15%; measured worst 6.7%, so 10% guards it.
+    EXPECT_NEAR(forward / f, 1.0, 0.10) << c.experiment;
+    EXPECT_NEAR(backward / b, 1.0, 0.10) << c.experiment;
   }
 }
 
@@ -152,7 +153,9 @@ TEST(MegatronValidation, NarayananAchievedThroughput) {
     std::cout << "Narayanan " << row.at("model") << " (tp " << run.parallelism.tp << ", pp " << run.parallelism.pp << ", dp " << dp
               << ", micro-batch " << run.micro_batch << "): predicted " << predicted << " TFLOP/s, measured " << measured
               << ", error " << 100.0 * error << "%\n";
-    EXPECT_LT(std::abs(error), 0.15) << row.at("model");
+    // The target is 15% for every row. Unpipelined rows sit at 2.4-2.8%, so they are held
+    // to 5%; pipelined ones at 7.9-14.9% (76B, pp 4, worst).
+    EXPECT_LT(std::abs(error), run.parallelism.pp > 1 ? 0.15 : 0.05) << row.at("model");
   }
   std::cout << "Narayanan TFLOP/s per GPU: worst error " << 100.0 * worst << "%\n";
 }

@@ -11,6 +11,7 @@
 #include "planner/search/candidate_text.hpp"
 #include "planner/search/plan_search.hpp"
 #include "planner/search/search_space.hpp"
+#include "simulator/model/parameter_count.hpp"
 #include "support/catalog.hpp"
 
 namespace preflight {
@@ -59,7 +60,8 @@ TEST(PlanStories, WeekendFineTuneFitsWithHeadroom) {
 // fit, and the plan says so.
 TEST(PlanStories, SeventyBillionOnA100NeedsItsWeightsSplit) {
   const Scenario s = scenario("llama2-70b-sft-a100");
-  EXPECT_GT(zero_paper_states(2, 68'976'648'192.0, 1e9), 80e9);
+  // The premise, from the catalog: 2 bytes per weight exceed the largest A100's memory.
+  EXPECT_GT(2.0 * static_cast<double>(count_parameters(s.model).total()), test::catalog().find_gpu("a100-80gb")->memory_bytes);
   const Plan plan = search_plan(s, test::catalog(), PlanOptions{});
   ASSERT_TRUE(plan.best.has_value());
   // Whatever fits splits the weights themselves: ZeRO-3/FSDP, offload, or tensor/pipeline parallelism.
@@ -145,13 +147,9 @@ TEST(PlanSearch, FrontierIsParetoOptimal) {
   EXPECT_EQ(plan.frontier.back().run.outcome.usd.mean, plan.best->run.outcome.usd.mean);
 }
 
-// Every candidate gets exactly one verdict, and the alternatives are other choices of machine,
-// node count or pricing, ranked after the winner.
-TEST(PlanSearch, VerdictsAddUpAndAlternativesAreDistinct) {
+// The alternatives are other choices of machine, node count or pricing, ranked after the winner.
+TEST(PlanSearch, AlternativesAreDistinctAndRankedAfterTheWinner) {
   const Plan plan = search_plan(scenario("llama3.1-70b-pretrain-spot-p5"), test::catalog(), PlanOptions{});
-  std::int64_t sum = 0;
-  for (std::int64_t c : plan.counts) sum += c;
-  EXPECT_EQ(sum, plan.evaluated);
   ASSERT_TRUE(plan.best.has_value());
   double previous = plan.best->run.outcome.usd.mean;
   for (const PlanEntry& a : plan.alternatives) {

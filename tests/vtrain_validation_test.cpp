@@ -20,6 +20,7 @@
 #include "support/catalog.hpp"
 #include "support/csv.hpp"
 #include "support/megatron_run.hpp"
+#include "support/vtrain_tables.hpp"
 
 namespace preflight {
 namespace {
@@ -37,15 +38,31 @@ struct ErrorStats {
   double mean_signed() const { return signed_sum / count; }
 };
 
+// One measured run of either vTrain file, with the folder README's settings (full recompute).
+test::MegatronRun vtrain_run(const test::CsvRow& row) {
+  test::MegatronRun run;
+  run.gpus = std::stoi(row.at("# GPUs"));
+  run.global_batch = std::stoll(row.at("global batch"));
+  run.micro_batch = std::stoll(row.at("micro batch"));
+  run.parallelism.tp = std::stoi(row.at("tensor parallelism"));
+  run.parallelism.pp = std::stoi(row.at("pipeline parallelism"));
+  run.recompute = Recompute::full;
+  return run;
+}
+
+// Predicted over measured iteration time, less one.
+double row_error(const test::CsvRow& row, const NodeSpec& node, const CollectiveModel& collectives) {
+  const ModelSpec model = test::megatron_gpt(std::stoll(row.at("hidden size")), std::stoll(row.at("attention heads")),
+                                             std::stoll(row.at("# layers")), std::stoll(row.at("sequence length")),
+                                             50304);  // GPT-2's 50257 padded to a multiple of 128
+  const double predicted_ms = 1e3 * test::megatron_iteration_seconds(model, vtrain_run(row), node, collectives);
+  return predicted_ms / std::stod(row.at("iteration time (ms)")) - 1.0;
+}
+
 TEST(VtrainValidation, SingleNodeRows) {
   const NodeSpec& node = *test::catalog().find_instance("aws/p4de.24xlarge");
-  std::vector<CollectiveTable> tables;
-  for (int ranks = 2; ranks <= 8; ++ranks) {
-    tables.push_back(io::read_nccl_tests_csv(
-        test::validation_file("vtrain/allreduce_a100_" + std::to_string(ranks) + "gpu.csv"), CollectiveOp::all_reduce, ranks));
-  }
   const AnalyticalCollectives analytical({node.intra_node_bytes_per_second_per_gpu, node.inter_node_bits_per_second / 8.0, true});
-  const MeasuredCollectives measured(tables, &analytical);
+  const MeasuredCollectives measured(test::vtrain_allreduce_tables(), &analytical);
 
   const auto rows = test::read_csv(test::validation_file("vtrain/ground_truth_single_node_a100.csv"));
   ErrorStats all, data_parallel, busy;
@@ -53,17 +70,8 @@ TEST(VtrainValidation, SingleNodeRows) {
   for (const auto& row : rows) {
     const std::int64_t hidden = std::stoll(row.at("hidden size"));
     const std::int64_t mb = std::stoll(row.at("micro batch"));
-    const ModelSpec model = test::megatron_gpt(hidden, std::stoll(row.at("attention heads")), std::stoll(row.at("# layers")),
-                                               std::stoll(row.at("sequence length")), 50304);  // 50257 padded to 128
-    test::MegatronRun run;
-    run.gpus = std::stoi(row.at("# GPUs"));
-    run.global_batch = std::stoll(row.at("global batch"));
-    run.micro_batch = mb;
-    run.parallelism.tp = std::stoi(row.at("tensor parallelism"));
-    run.parallelism.pp = std::stoi(row.at("pipeline parallelism"));
-    run.recompute = Recompute::full;
-    const double predicted_ms = 1e3 * test::megatron_iteration_seconds(model, run, node, measured);
-    const double error = predicted_ms / std::stod(row.at("iteration time (ms)")) - 1.0;
+    const test::MegatronRun run = vtrain_run(row);
+    const double error = row_error(row, node, measured);
     all.add(error);
     const std::string layout = "tp=" + row.at("tensor parallelism") + " pp=" + row.at("pipeline parallelism");
     by_layout[layout].add(error);
@@ -89,6 +97,11 @@ TEST(VtrainValidation, SingleNodeRows) {
   std::cout << "vTrain all 1440 rows: mean absolute error " << 100.0 * all.mean_abs() << "%, worst " << 100.0 * all.worst << "%\n";
   EXPECT_LT(busy.mean_abs(), 0.10);
   EXPECT_LT(busy.worst, 0.15);
+  // Regression ceilings, not targets (the issues ask 10% mean): measured 21.4% / 50.9% on the
+  // data-parallel rows and 30.9% / 66.6% on all 1,440, every layout predicted too fast on average.
+  EXPECT_LT(data_parallel.mean_abs(), 0.24);
+  EXPECT_LT(all.mean_abs(), 0.33);
+  for (const auto& [layout, s] : by_layout) EXPECT_LT(s.mean_signed(), 0.0) << layout;
 }
 
 
@@ -99,32 +112,17 @@ TEST(VtrainValidation, SingleNodeRows) {
 TEST(VtrainValidation, MultiNodeRows) {
   NodeSpec node = *test::catalog().find_instance("aws/p4de.24xlarge");
   node.inter_node_bits_per_second = 800e9;
-  std::vector<CollectiveTable> tables;
-  for (int ranks = 2; ranks <= 8; ++ranks) {
-    tables.push_back(io::read_nccl_tests_csv(
-        test::validation_file("vtrain/allreduce_a100_" + std::to_string(ranks) + "gpu.csv"), CollectiveOp::all_reduce, ranks));
-  }
   const AnalyticalCollectives analytical({node.intra_node_bytes_per_second_per_gpu, node.inter_node_bits_per_second / 8.0, true});
-  const MeasuredCollectives measured(tables, &analytical);
+  const MeasuredCollectives measured(test::vtrain_allreduce_tables(), &analytical);
   ErrorStats all;
   int across_nodes = 0;
   std::map<std::string, ErrorStats> by_model;
   for (const auto& row : test::read_csv(test::validation_file("vtrain/ground_truth_multi_node_a100.csv"))) {
-    const ModelSpec model = test::megatron_gpt(std::stoll(row.at("hidden size")), std::stoll(row.at("attention heads")),
-                                               std::stoll(row.at("# layers")), std::stoll(row.at("sequence length")), 50304);
-    test::MegatronRun run;
-    run.gpus = std::stoi(row.at("# GPUs"));
-    run.global_batch = std::stoll(row.at("global batch"));
-    run.micro_batch = std::stoll(row.at("micro batch"));
-    run.parallelism.tp = std::stoi(row.at("tensor parallelism"));
-    run.parallelism.pp = std::stoi(row.at("pipeline parallelism"));
-    run.recompute = Recompute::full;
-    if (run.parallelism.tp > node.gpus_per_node) {
+    if (vtrain_run(row).parallelism.tp > node.gpus_per_node) {
       ++across_nodes;  // tensor parallelism over the network: not a placement preflight offers
       continue;
     }
-    const double predicted_ms = 1e3 * test::megatron_iteration_seconds(model, run, node, measured);
-    const double error = predicted_ms / std::stod(row.at("iteration time (ms)")) - 1.0;
+    const double error = row_error(row, node, measured);
     all.add(error);
     by_model[row.at("Parameters (billion)") + "B"].add(error);
   }
