@@ -39,7 +39,7 @@ CalibrationProfile full_profile() {
   p.host.cpu_adam_params_per_second = 2e9;
   p.host.memory_bytes_per_second = 1.5e11;
   p.collectives.push_back({CollectiveOp::all_gather, 8, {{1e6, 1e-4}, {1e9, 1e-2}}});
-  p.framework = FrameworkMeasurement{"pytorch-eager", "2.4.0", "test", 500e-6, 400e-6, 800e-6, 1400e-6, 80e-6, 120e-6};
+  p.framework = FrameworkMeasurement{"pytorch-eager", "2.4.0", "cuda", "test", 500e-6, 400e-6, 800e-6, 1400e-6, 80e-6, 120e-6};
   return p;
 }
 

@@ -1,6 +1,8 @@
 #include "calibrate/gpu/bandwidth_benchmark.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "calibrate/gpu/device_fill.hpp"
@@ -94,11 +96,15 @@ HostDeviceMeasurement measure_host_device(const BandwidthBenchmarkOptions& o) {
   };
   m.h2d_pinned_bytes_per_second = median_rate(stream, static_cast<double>(bytes), [&] { copy(device.get(), pinned.get(), cudaMemcpyHostToDevice, stream); });
   if (read_back<unsigned char>(device.get(), bytes - 1) != 0x3c) throw std::runtime_error("pinned host-to-device copy left wrong bytes");
+  std::memset(pinned.get(), 0, bytes);  // so the copy back is checked against what the device holds
   m.d2h_pinned_bytes_per_second = median_rate(stream, static_cast<double>(bytes), [&] { copy(pinned.get(), device.get(), cudaMemcpyDeviceToHost, stream); });
+  if (static_cast<unsigned char*>(pinned.get())[bytes - 1] != 0x3c) throw std::runtime_error("pinned device-to-host copy left wrong bytes");
   // Pageable copies are staged by the driver and synchronous with the host: timed on the legacy stream.
   m.h2d_pageable_bytes_per_second = median_rate(nullptr, static_cast<double>(bytes), [&] { copy(device.get(), pageable.data(), cudaMemcpyHostToDevice, nullptr); });
   if (read_back<unsigned char>(device.get(), 0) != 0x5a) throw std::runtime_error("pageable host-to-device copy left wrong bytes");
+  std::fill(pageable.begin(), pageable.end(), 0);
   m.d2h_pageable_bytes_per_second = median_rate(nullptr, static_cast<double>(bytes), [&] { copy(pageable.data(), device.get(), cudaMemcpyDeviceToHost, nullptr); });
+  if (pageable.front() != 0x5a) throw std::runtime_error("pageable device-to-host copy left wrong bytes");
   cudaStreamDestroy(stream);
   return m;
 }

@@ -111,6 +111,11 @@ std::vector<CollectiveTable> measure_collectives(const CollectiveBenchmarkOption
     for (std::size_t bytes = 1024; bytes <= max_bytes; bytes *= o.quick ? 4 : 2) {
       const Counts c = counts(op, bytes, n);
       if (c.send == 0 || c.recv == 0) continue;
+      // Cleared first, so the check below cannot pass on what an earlier size or operation left.
+      for (const Rank& r : ranks) {
+        check(cudaSetDevice(r.device), "cudaSetDevice");
+        check(cudaMemset(r.recv, 0, max_bytes), "cudaMemset");
+      }
       const double once = batch_ms(ranks, op, c, 1);  // warm-up, and the batch length
       const int reps = static_cast<int>(std::clamp(20.0 / std::max(once, 1e-3), 2.0, 200.0));
       std::vector<double> per_op;

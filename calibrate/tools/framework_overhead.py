@@ -146,7 +146,7 @@ def timed(fn, device, repeats):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--layers", type=int, default=16)
     ap.add_argument("--repeats", type=int, default=30)
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads (the training process uses one per GPU)")
@@ -157,17 +157,23 @@ def main():
     dtype = torch.float16 if device.type == "cuda" else torch.float32
     # Small enough that every kernel is shorter than its launch: what is timed is the host.
     hidden, heads, seq, batch = 64, 4, 16, 1
-    layers = [GptLayer(hidden, heads, args.device, dtype) for _ in range(args.layers)]
+    n = args.layers
+    layers = [GptLayer(hidden, heads, args.device, dtype) for _ in range(2 * n)]
     x0 = torch.randn(seq, batch, hidden, device=device, dtype=dtype, requires_grad=True)
 
-    def forward(recompute):
+    def forward(count, recompute):
         x = x0
-        for layer in layers:
+        for layer in layers[:count]:
             x = checkpoint(layer, x, use_reentrant=True) if recompute else layer(x)
         return x
 
-    def step(recompute):
-        forward(recompute).float().sum().backward()
+    def step(count, recompute):
+        forward(count, recompute).float().sum().backward()
+
+    def per_layer(fn):
+        # 2n layers less n layers, over n: what a step costs besides its layers (the loss, starting
+        # autograd, synchronising) cancels out.
+        return (timed(lambda: fn(2 * n), device, args.repeats) - timed(lambda: fn(n), device, args.repeats)) / n
 
     vocab = 128
     head = GptHead(vocab, hidden, seq, args.device, dtype)
@@ -176,37 +182,36 @@ def main():
     hidden_in = torch.randn(seq, batch, hidden, device=device, dtype=dtype, requires_grad=True)
 
     def head_forward():
-        head.embed(tokens, positions)
-        return head.loss(hidden_in, tokens)
+        # The embedding's output reaches the loss, so backward runs through both ends of the model.
+        return head.loss(head.embed(tokens, positions) + hidden_in, tokens)
 
     def head_step():
         head_forward().backward()
 
     for _ in range(5):  # warm up TorchScript's profiling executor and the allocator
-        step(False)
-        step(True)
+        step(2 * n, False)
+        step(2 * n, True)
         head_step()
-    with torch.no_grad():
-        fwd_nograd = timed(lambda: forward(False), device, args.repeats)
-    fwd = timed(lambda: forward(False), device, args.repeats)
-    train = timed(lambda: step(False), device, args.repeats)
-    train_recompute = timed(lambda: step(True), device, args.repeats)
+    # The first forward under full recompute runs through checkpoint() (no graph kept, RNG states saved).
+    fwd_checkpointed = per_layer(lambda k: forward(k, True))
+    fwd = per_layer(lambda k: forward(k, False))
+    train = per_layer(lambda k: step(k, False))
+    train_recompute = per_layer(lambda k: step(k, True))
     head_fwd = timed(head_forward, device, args.repeats)
     head_train = timed(head_step, device, args.repeats)
-    n = args.layers
     us = 1e6
     framework = {
         "name": "pytorch-eager",
         "version": torch.__version__,
         "device": str(device),
-        "layer_forward_us": round(fwd / n * us, 1),
-        "layer_forward_no_grad_us": round(fwd_nograd / n * us, 1),
-        "layer_backward_us": round((train - fwd) / n * us, 1),
-        "layer_backward_with_recompute_us": round((train_recompute - fwd_nograd) / n * us, 1),
+        "layer_forward_us": round(fwd * us, 1),
+        "layer_forward_no_grad_us": round(fwd_checkpointed * us, 1),
+        "layer_backward_us": round((train - fwd) * us, 1),
+        "layer_backward_with_recompute_us": round((train_recompute - fwd_checkpointed) * us, 1),
         "head_forward_us": round(head_fwd * us, 1),
         "head_backward_us": round((head_train - head_fwd) * us, 1),
         "source": "calibrate/tools/framework_overhead.py: a Megatron-style GPT layer shrunk to h=%d, s=%d, "
-                  "%d layers, median of %d" % (hidden, seq, n, args.repeats),
+                  "%d against %d layers, medians of %d" % (hidden, seq, 2 * n, n, args.repeats),
     }
     if args.profile:
         with open(args.profile) as f:

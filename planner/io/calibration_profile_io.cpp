@@ -110,7 +110,7 @@ void read_framework(ObjectReader& r, CalibrationProfile& p) {
   FrameworkMeasurement m;
   m.name = f->string("name");
   m.version = f->string("version");
-  f->optional_string("device");
+  m.device = f->optional_string("device").value_or("");
   m.layer_forward_seconds = seconds("layer_forward_us");
   m.layer_forward_no_grad_seconds = seconds("layer_forward_no_grad_us");
   m.layer_backward_seconds = seconds("layer_backward_us");
@@ -205,6 +205,7 @@ nlohmann::ordered_json calibration_profile_json(const CalibrationProfile& p) {
     const FrameworkMeasurement& f = *p.framework;
     j["framework"] = {{"name", f.name},
                       {"version", f.version},
+                      {"device", f.device},
                       {"layer_forward_us", f.layer_forward_seconds * 1e6},
                       {"layer_forward_no_grad_us", f.layer_forward_no_grad_seconds * 1e6},
                       {"layer_backward_us", f.layer_backward_seconds * 1e6},

@@ -62,6 +62,7 @@ struct HostMeasurement {
 struct FrameworkMeasurement {
   std::string name;     // "pytorch-eager"
   std::string version;  // of the framework
+  std::string device;   // what it launched on: "cuda" includes the kernel launches, "cpu" stands in for them
   std::string source;
   double layer_forward_seconds = 0.0;                  // autograd recording
   double layer_forward_no_grad_seconds = 0.0;          // the first forward under full recompute
