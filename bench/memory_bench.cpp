@@ -5,7 +5,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "planner/check/check_report.hpp"
+#include "planner/check/check_outcome.hpp"
 #include "planner/scenario/strategy_config_reader.hpp"
 
 namespace preflight {
@@ -23,13 +23,14 @@ void BM_MemoryEstimateLlama70bZero3(benchmark::State& state) {
   job.tokens = 1e10;
   job.seq_len = 4096;
   job.global_batch_sequences = 1024;
+  const Workload workload(model, job);
   StrategyConfig c;
   c.instance = node.id;
   c.nodes = 4;
   c.sharding = Sharding::zero3;
   c.recompute = Recompute::full;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(estimate_memory(model, job, c, node, 0.1));
+    benchmark::DoNotOptimize(estimate_memory(workload, c, node, 0.1));
   }
   state.SetItemsProcessed(state.iterations());
 }
@@ -38,9 +39,9 @@ BENCHMARK(BM_MemoryEstimateLlama70bZero3);
 void BM_CheckWithRemedyLadder(benchmark::State& state) {
   const Scenario s = load_scenario(std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/llama2-7b-full-rtx4090.json", catalog());
   const StrategyConfig c = read_strategy_config(config_source("", s), s, catalog());
-  const NodeSpec& node = *find_node(s, catalog(), c.instance);
+  const Machine machine(*find_node(s, catalog(), c.instance), s.training().precision);
   for (auto _ : state) {
-    benchmark::DoNotOptimize(run_check(s, node, c));
+    benchmark::DoNotOptimize(run_check(s, machine, c));
   }
 }
 BENCHMARK(BM_CheckWithRemedyLadder);

@@ -5,13 +5,17 @@
 
 #include <benchmark/benchmark.h>
 
+#include <map>
+#include <memory>
+#include <string>
+
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
-#include "planner/check/evaluation.hpp"
+#include "simulator/evaluate.hpp"
 #include "planner/search/plan_search.hpp"
 #include "planner/search/search_space.hpp"
-#include "simulator/strategy/model_parallel.hpp"
+#include "simulator/model/stage_layout.hpp"
 
 namespace preflight {
 namespace {
@@ -33,13 +37,13 @@ std::vector<StrategyConfig> layouts() {
   for (const NodeSpec* node : searched_machines(s, catalog())) {
     for (int nodes = 1; nodes <= searched_node_limit(s, *node); ++nodes) {
       const int gpus = nodes * node->gpus_per_node;
-      for (const Parallelism& layout : parallelism_choices(s.model, s.training, *node, gpus)) {
+      for (const Parallelism& layout : parallelism_choices(s.model(), s.training(), *node, gpus)) {
         const std::int64_t dp = gpus / (layout.tp * layout.pp);
-        if (s.training.global_batch_sequences % dp != 0) continue;
+        if (s.training().global_batch_sequences % dp != 0) continue;
         for (Sharding sh : sharding_choices(gpus, nodes, layout)) {
           for (const Offload& off : offload_choices(sh, *node, gpus, layout)) {
             for (Recompute rc : kRecomputeChoices) {
-              for (std::int64_t mb : micro_batch_choices(s.training.global_batch_sequences / dp)) {
+              for (std::int64_t mb : micro_batch_choices(s.training().global_batch_sequences / dp)) {
                 StrategyConfig c;
                 c.instance = node->id;
                 c.nodes = nodes;
@@ -48,7 +52,7 @@ std::vector<StrategyConfig> layouts() {
                 c.offload = off;
                 c.recompute = rc;
                 c.micro_batch = mb;
-                c.grad_accum = s.training.global_batch_sequences / dp / mb;
+                c.grad_accum = s.training().global_batch_sequences / dp / mb;
                 if (!schedule_accepts(layout, c.grad_accum)) continue;
                 out.push_back(c);
               }
@@ -85,7 +89,7 @@ void BM_MemoryScreenWholeCatalogTwoThreads(benchmark::State& state) {
   for (auto _ : state) {
     tbb::parallel_for(std::size_t{0}, configs.size(), [&](std::size_t i) {
       const NodeSpec& node = *catalog().find_instance(configs[i].instance);
-      fits[i] = !resident_exceeds_capacity(estimate_memory(s.model, s.training, configs[i], node, s.constraints.vram_headroom));
+      fits[i] = !resident_exceeds_capacity(estimate_memory(s.workload, configs[i], node, s.constraints.vram_headroom));
     });
     benchmark::DoNotOptimize(fits.data());
   }
@@ -103,12 +107,19 @@ void BM_StepSimulationWholeCatalogTwoThreads(benchmark::State& state) {
   std::vector<StrategyConfig> configs;
   for (const StrategyConfig& c : layouts()) {
     const NodeSpec& node = *catalog().find_instance(c.instance);
-    if (!resident_exceeds_capacity(estimate_memory(s.model, s.training, c, node, s.constraints.vram_headroom))) configs.push_back(c);
+    if (!resident_exceeds_capacity(estimate_memory(s.workload, c, node, s.constraints.vram_headroom))) configs.push_back(c);
     if (configs.size() == 20000) break;
+  }
+  // Machines are resolved once per instance, as the search does.
+  std::map<std::string, std::unique_ptr<Machine>> machines;
+  for (const StrategyConfig& c : configs) {
+    if (!machines.contains(c.instance)) {
+      machines.emplace(c.instance, std::make_unique<Machine>(*catalog().find_instance(c.instance), s.training().precision));
+    }
   }
   for (auto _ : state) {
     tbb::parallel_for(std::size_t{0}, configs.size(), [&](std::size_t i) {
-      benchmark::DoNotOptimize(evaluate(s, *catalog().find_instance(configs[i].instance), configs[i]));
+      benchmark::DoNotOptimize(evaluate(s.workload, *machines.at(configs[i].instance), configs[i], s.constraints.vram_headroom));
     });
   }
   state.counters["configs"] = static_cast<double>(configs.size());

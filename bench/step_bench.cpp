@@ -4,7 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include "planner/catalog/catalog.hpp"
-#include "simulator/strategy/step_graph.hpp"
+#include "simulator/step/step_graph.hpp"
 
 namespace preflight {
 namespace {
@@ -21,20 +21,18 @@ void simulate(benchmark::State& state, const char* model_id, const char* instanc
   job.tokens = 1e10;
   job.seq_len = 4096;
   job.global_batch_sequences = global;
-  const AnalyticalCollectives collectives(
-      {node.intra_node_bytes_per_second_per_gpu, node.inter_node_bits_per_second / 8.0, true});
+  const Workload workload(model, job);
+  const Machine machine(node, job.precision);
   StepInputs in;
-  in.model = &model;
-  in.job = &job;
+  in.workload = &workload;
+  in.machine = &machine;
   in.config.instance = node.id;
   in.config.nodes = nodes;
   in.config.sharding = Sharding::zero3;
   in.config.recompute = Recompute::full;
   in.config.micro_batch = 1;
   in.config.grad_accum = global / (nodes * node.gpus_per_node);
-  in.node = &node;
-  in.collectives = &collectives;
-  in.memory = estimate_memory(model, job, in.config, node, 0.0);
+  in.memory = estimate_memory(workload, in.config, node, 0.0);
   std::size_t tasks = 0;
   for (auto _ : state) {
     const StepSimulation s = simulate_step(in);

@@ -1,5 +1,5 @@
 // preflight-calibrate: measures the machine it runs on and writes a calibration profile
-// (simulator/calibration/calibration_profile.hpp) that `plan`, `simulate` and `sweep` use with
+// (simulator/spec/calibration_profile.hpp) that `plan`, `simulate` and `sweep` use with
 // --profile in place of named defaults. Exit codes: 0 profile written, 2 bad usage or a failed
 // measurement (the message says which).
 //
@@ -24,7 +24,7 @@
 #include "planner/catalog/catalog.hpp"
 #include "planner/io/calibration_profile_io.hpp"
 #include "planner/io/output_file.hpp"
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace {
 

@@ -9,8 +9,9 @@ packages=(
   libgtest-dev libbenchmark-dev
   libjs-chart.js
 )
-# `--test`: also what the tests need beyond the build (headless Chromium renders the HTML report).
-[ "${1:-}" = "--test" ] && packages+=(chromium)
+# `--test`: also what the tests need beyond the build (headless Chromium renders the HTML report;
+# Python checks that the generated catalogs match their reference data).
+[ "${1:-}" = "--test" ] && packages+=(chromium python3)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -3,7 +3,7 @@
 // writes one; bytes read + written, as STREAM counts them) and host<->device copies from pinned and
 // from pageable host memory (see gpu_benchmarks.hpp).
 
-#include "simulator/calibration/calibration_profile.hpp"
+#include "simulator/spec/calibration_profile.hpp"
 
 namespace preflight::calibrate {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "simulator/calibration/calibration_profile.hpp"
+#include "simulator/spec/calibration_profile.hpp"
 
 namespace preflight::calibrate {
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "simulator/calibration/calibration_profile.hpp"
+#include "simulator/spec/calibration_profile.hpp"
 
 namespace preflight::calibrate {
 

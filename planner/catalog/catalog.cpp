@@ -1,5 +1,5 @@
 #include "planner/catalog/catalog.hpp"
-#include "simulator/memory/memory_defaults.hpp"
+#include "simulator/spec/units.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -7,7 +7,7 @@
 
 #include "planner/catalog/hf_model_config.hpp"
 #include "planner/io/json_reader.hpp"
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 
 #ifndef PREFLIGHT_CATALOG_DIR
 #error "PREFLIGHT_CATALOG_DIR must be defined by the build"
@@ -20,7 +20,6 @@ using io::ObjectReader;
 
 namespace {
 
-using memory_defaults::kGiB;
 
 // YYYY-MM or YYYY-MM-DD.
 bool is_date(const std::string& s) {
@@ -117,7 +116,7 @@ NodeSpec read_instance(const nlohmann::json& j, const std::string& provider, con
   n.vcpus = static_cast<int>(r.integer("vcpus", 1, 100000));
   n.host_memory_bytes = r.number("host_memory_GiB", {0.0, 1e6, true, "GiB"}) * kGiB;
   ObjectReader link = r.object("intra_node");
-  n.intra_node_link = parse_intra_node_link(link.choice("link", {"nvswitch", "nvlink", "pcie"}));
+  n.intra_node_link = link.enum_value("link", kIntraNodeLinkNames);
   n.intra_node_bytes_per_second_per_gpu = link.number("GBps_per_gpu", {0.0, 1e5, true, "GB/s"}) * 1e9;
   link.finish();
   n.inter_node_bits_per_second = r.number("inter_node_Gbps", {0.0, 1e6, false, "Gb/s"}) * 1e9;
@@ -193,12 +192,6 @@ Catalog Catalog::load(const fs::path& dir) {
     r.finish();
   }
   return c;
-}
-
-IntraNodeLink parse_intra_node_link(const std::string& s) {
-  if (s == "nvswitch") return IntraNodeLink::nvswitch;
-  if (s == "nvlink") return IntraNodeLink::nvlink;
-  return IntraNodeLink::pcie;
 }
 
 GpuSpec Catalog::gpu_at(ObjectReader& r, std::string_view key) const {

@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/io/json_reader.hpp"
-#include "simulator/hardware/gpu_spec.hpp"
-#include "simulator/hardware/node_spec.hpp"
-#include "simulator/model/model_spec.hpp"
+#include "simulator/spec/gpu_spec.hpp"
+#include "simulator/spec/node_spec.hpp"
+#include "simulator/spec/model_spec.hpp"
 
 namespace preflight {
 
@@ -61,7 +61,5 @@ class Catalog {
   std::vector<NodeSpec> instances_;
   std::vector<SkippedInstance> skipped_;
 };
-
-IntraNodeLink parse_intra_node_link(const std::string& name);
 
 }  // namespace preflight

@@ -1,7 +1,7 @@
 #include "planner/catalog/hf_model_config.hpp"
 
 #include "planner/io/json_reader.hpp"
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight {
 

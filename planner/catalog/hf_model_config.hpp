@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "simulator/model/model_spec.hpp"
+#include "simulator/spec/model_spec.hpp"
 
 namespace preflight {
 

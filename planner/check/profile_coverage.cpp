@@ -1,6 +1,6 @@
 #include "planner/check/profile_coverage.hpp"
 
-#include "simulator/calibration/matmul_rates.hpp"
+#include "simulator/hardware/matmul_rates.hpp"
 
 namespace preflight {
 
@@ -12,14 +12,14 @@ std::vector<std::string> profile_warnings(const CalibrationProfile& p, const Sce
                   " has " + node.gpu.id + ": not applied there");
     return out;
   }
-  const std::string dtype = to_string(s.training.precision);
+  const std::string dtype = to_string(s.training().precision);
   const std::optional<MatmulRates> rates = MatmulRates::from(p.matmul, dtype);
   if (!rates) {
     if (!p.matmul.empty()) out.push_back("profile has no " + dtype + " matmuls: the default matmul efficiency is used");
     return out;
   }
-  const ModelSpec& m = s.model;
-  const double dims[] = {static_cast<double>(micro_batch * s.training.seq_len), static_cast<double>(m.hidden),
+  const ModelSpec& m = s.model();
+  const double dims[] = {static_cast<double>(micro_batch * s.training().seq_len), static_cast<double>(m.hidden),
                          static_cast<double>(m.intermediate), static_cast<double>(m.vocab)};
   for (double d : dims) {
     if (d < rates->smallest() || d > rates->largest()) {

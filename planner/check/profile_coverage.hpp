@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "planner/scenario/scenario.hpp"
-#include "simulator/calibration/calibration_profile.hpp"
+#include "simulator/spec/calibration_profile.hpp"
 
 namespace preflight {
 

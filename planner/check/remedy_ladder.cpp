@@ -3,9 +3,8 @@
 #include <functional>
 
 #include "planner/scenario/strategy_config_reader.hpp"
-#include "planner/search/search_space.hpp"
-#include "simulator/core/errors.hpp"
-#include "simulator/strategy/model_parallel.hpp"
+#include "simulator/spec/errors.hpp"
+#include "simulator/model/stage_layout.hpp"
 
 namespace preflight {
 
@@ -13,8 +12,8 @@ namespace {
 
 class Climber {
  public:
-  Climber(const Scenario& scenario, const NodeSpec& node, const Evaluation& given)
-      : scenario_(scenario), node_(node), given_(given), state_(given.config) {}
+  Climber(const Scenario& scenario, const Machine& machine, const Evaluation& given)
+      : scenario_(scenario), machine_(machine), node_(machine.node()), given_(given), state_(given.config) {}
 
   RemedyLadder climb() {
     shrink_micro_batch();
@@ -38,7 +37,7 @@ class Climber {
   bool done() const { return ladder_.remedy.has_value(); }
 
   std::int64_t per_rank_batch(const StrategyConfig& c) const {
-    return scenario_.training.global_batch_sequences / dp_degree(c, node_);
+    return scenario_.training().global_batch_sequences / dp_degree(c, node_);
   }
 
   StrategyConfig with_micro_batch(StrategyConfig c, std::int64_t mb) const {
@@ -54,14 +53,13 @@ class Climber {
       if (per_rank % mb != 0 || !schedule_accepts(c.parallelism, per_rank / mb)) continue;
       // When what stays resident alone overflows, this micro-batch cannot fit: skip its simulation.
       const StrategyConfig candidate = with_micro_batch(c, mb);
-      if (resident_exceeds_capacity(estimate_memory(scenario_.model, scenario_.training, candidate, node_,
-                                                    scenario_.constraints.vram_headroom))) {
+      if (resident_exceeds_capacity(estimate_memory(scenario_.workload, candidate, node_, scenario_.constraints.vram_headroom))) {
         continue;
       }
-      Evaluation e = evaluate(scenario_, node_, candidate);
+      Evaluation e = evaluate_config(candidate);
       if (e.memory.fits()) return e;
     }
-    return evaluate(scenario_, node_, with_micro_batch(c, 1));
+    return evaluate_config(with_micro_batch(c, 1));
   }
 
   void record(int rung, const std::string& action, const StrategyConfig& changed) {
@@ -147,13 +145,13 @@ class Climber {
       c.parallelism.pp *= pp;
       c.parallelism.sequence_parallel = c.parallelism.tp > 1;
       try {
-        validate_parallelism(scenario_.model, c.parallelism, gpus, node_.gpus_per_node);
+        validate_parallelism(scenario_.model(), c.parallelism, gpus, node_.gpus_per_node);
       } catch (const InvalidConfig&) {
         continue;
       }
       const std::int64_t dp = dp_degree(c, node_);
-      if (scenario_.training.global_batch_sequences % dp != 0) continue;
-      if (!schedule_accepts(c.parallelism, scenario_.training.global_batch_sequences / dp)) continue;  // micro-batch 1
+      if (scenario_.training().global_batch_sequences % dp != 0) continue;
+      if (!schedule_accepts(c.parallelism, scenario_.training().global_batch_sequences / dp)) continue;  // micro-batch 1
       record(4, "tensor parallelism " + std::to_string(c.parallelism.tp) + " + sequence parallelism, pipeline " +
                     std::to_string(c.parallelism.pp),
              c);
@@ -206,12 +204,11 @@ class Climber {
     c.offload = {};
     for (int nodes = c.nodes + 1; nodes <= max_nodes; ++nodes) {
       c.nodes = nodes;
-      if (scenario_.training.global_batch_sequences % dp_degree(c, node_) != 0) continue;
+      if (scenario_.training().global_batch_sequences % dp_degree(c, node_) != 0) continue;
       const StrategyConfig candidate = with_micro_batch(c, 1);
-      const MemoryEstimate screen = estimate_memory(scenario_.model, scenario_.training, candidate, node_,
-                                                    scenario_.constraints.vram_headroom);
+      const MemoryEstimate screen = estimate_memory(scenario_.workload, candidate, node_, scenario_.constraints.vram_headroom);
       if (resident_exceeds_capacity(screen)) continue;  // no timeline can fit: skip the simulation
-      Evaluation e = evaluate(scenario_, node_, candidate);
+      Evaluation e = evaluate_config(candidate);
       if (e.memory.fits()) {
         return "nothing on " + std::to_string(given_.config.nodes) + " node(s) fits; " + std::to_string(nodes) +
                " nodes of " + node_.id + " (" + std::to_string(nodes * node_.gpus_per_node) + " GPUs) fit under ZeRO-3 "
@@ -225,7 +222,12 @@ class Climber {
     return "nothing short of more GPUs fits: even " + std::to_string(max_nodes) + " nodes of " + node_.id + " do not";
   }
 
+  Evaluation evaluate_config(const StrategyConfig& c) const {
+    return evaluate(scenario_.workload, machine_, c, scenario_.constraints.vram_headroom);
+  }
+
   const Scenario& scenario_;
+  const Machine& machine_;
   const NodeSpec& node_;
   const Evaluation& given_;
   StrategyConfig state_;
@@ -234,8 +236,8 @@ class Climber {
 
 }  // namespace
 
-RemedyLadder climb_remedy_ladder(const Scenario& scenario, const NodeSpec& node, const Evaluation& given) {
-  return Climber(scenario, node, given).climb();
+RemedyLadder climb_remedy_ladder(const Scenario& scenario, const Machine& machine, const Evaluation& given) {
+  return Climber(scenario, machine, given).climb();
 }
 
 }  // namespace preflight

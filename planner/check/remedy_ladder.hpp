@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "planner/check/evaluation.hpp"
+#include "planner/scenario/scenario.hpp"
+#include "simulator/evaluate.hpp"
 
 namespace preflight {
 
@@ -30,6 +31,6 @@ struct RemedyLadder {
   std::string beyond;                    // when nothing fits: what would (more GPUs, a bigger GPU)
 };
 
-RemedyLadder climb_remedy_ladder(const Scenario& scenario, const NodeSpec& node, const Evaluation& given);
+RemedyLadder climb_remedy_ladder(const Scenario& scenario, const Machine& machine, const Evaluation& given);
 
 }  // namespace preflight

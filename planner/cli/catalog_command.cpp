@@ -1,142 +1,37 @@
+// `preflight catalog`: the GPUs, instances or models of the catalog.
+
+#include <memory>
 #include <ostream>
 
-#include <nlohmann/json.hpp>
-
-#include "planner/catalog/catalog.hpp"
-#include "planner/cli/commands.hpp"
-#include "planner/report/text_table.hpp"
-#include "simulator/model/parameter_count.hpp"
+#include "planner/cli/common_options.hpp"
+#include "planner/io/output_file.hpp"
+#include "planner/report/catalog_report.hpp"
 
 namespace preflight::cli {
 
 namespace {
 
-using Align = TextTable::Align;
+struct CatalogOptions {
+  std::string what;  // gpus | instances | models
+  OutputOptions output;
+  std::string catalog;
+};
 
-std::string tflops(const std::optional<double>& v) { return v ? fixed(*v, 1) : "-"; }
-
-std::string usd(const std::optional<double>& v) { return v ? fixed(*v, 4) : "-"; }
-
-std::string link_name(IntraNodeLink l) {
-  return l == IntraNodeLink::nvswitch ? "nvswitch" : l == IntraNodeLink::nvlink ? "nvlink" : "pcie";
-}
-
-template <typename Range, typename Getter>
-std::optional<double> cheapest(const Range& prices, Getter get) {
-  std::optional<double> best;
-  for (const PriceQuote& q : prices) {
-    const std::optional<double> v = get(q);
-    if (v && (!best || *v < *best)) best = v;
-  }
-  return best;
-}
-
-nlohmann::ordered_json optional_json(const std::optional<double>& v) {
-  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-}
-
-void list_gpus(const Catalog& c, bool json, std::ostream& out) {
-  if (json) {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const GpuSpec& g : c.gpus()) {
-      list.push_back({{"id", g.id}, {"name", g.name}, {"memory_bytes", g.memory_bytes},
-                      {"memory_bandwidth_GBps", g.memory_bandwidth_bytes_per_second / 1e9},
-                      {"peak_tflops", {{"fp32", optional_json(g.peak_tflops.fp32)}, {"tf32", optional_json(g.peak_tflops.tf32)},
-                                       {"bf16", optional_json(g.peak_tflops.bf16)}, {"fp16", optional_json(g.peak_tflops.fp16)},
-                                       {"fp8", optional_json(g.peak_tflops.fp8)}}},
-                      {"source", g.source}, {"as_of", g.as_of}});
-    }
-    out << nlohmann::ordered_json{{"gpus", list}}.dump(2) << "\n";
-    return;
-  }
-  TextTable t({"id", "memory", "HBM GB/s", "bf16", "fp16", "fp8", "tf32", "fp32", "as_of"},
-              {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
-               Align::right, Align::left});
-  for (const GpuSpec& g : c.gpus()) {
-    t.add_row({g.id, gib(g.memory_bytes), fixed(g.memory_bandwidth_bytes_per_second / 1e9, 0), tflops(g.peak_tflops.bf16),
-               tflops(g.peak_tflops.fp16), tflops(g.peak_tflops.fp8), tflops(g.peak_tflops.tf32),
-               tflops(g.peak_tflops.fp32), g.as_of});
-  }
-  out << t.render() << "peak dense TFLOP/s; '-' = not supported or not published\n";
-}
-
-void list_instances(const Catalog& c, bool json, std::ostream& out, std::ostream& err) {
-  if (json) {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const NodeSpec& n : c.instances()) {
-      nlohmann::ordered_json prices = nlohmann::ordered_json::array();
-      for (const PriceQuote& q : n.prices) {
-        prices.push_back({{"region", q.region}, {"zone", q.zone.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(q.zone)},
-                          {"on_demand_usd_per_hour", optional_json(q.on_demand_usd_per_hour)},
-                          {"spot_usd_per_hour", optional_json(q.spot_usd_per_hour)}});
-      }
-      list.push_back({{"id", n.id}, {"gpu", n.gpu.id}, {"gpus_per_node", n.gpus_per_node}, {"vcpus", n.vcpus},
-                      {"host_memory_bytes", n.host_memory_bytes}, {"intra_node_link", link_name(n.intra_node_link)},
-                      {"intra_node_GBps_per_gpu", n.intra_node_bytes_per_second_per_gpu / 1e9},
-                      {"inter_node_Gbps", n.inter_node_bits_per_second / 1e9}, {"local_nvme_GB", n.local_nvme_bytes / 1e9},
-                      {"interruption_bucket", n.interruption_bucket ? nlohmann::ordered_json(*n.interruption_bucket) : nlohmann::ordered_json(nullptr)},
-                      {"prices", prices}, {"warnings", n.warnings}, {"source", n.source}, {"as_of", n.as_of}});
-    }
-    nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
-    for (const SkippedInstance& s : c.skipped()) {
-      skipped.push_back({{"provider", s.provider}, {"instance_type", s.instance_type}, {"reason", s.reason}});
-    }
-    out << nlohmann::ordered_json{{"instances", list}, {"skipped", skipped}}.dump(2) << "\n";
-    return;
-  }
-  TextTable t({"id", "GPUs", "host", "link", "network", "on-demand $/h", "spot $/h", "quotes", "warnings"},
-              {Align::left, Align::left, Align::right, Align::left, Align::right, Align::right, Align::right,
-               Align::right, Align::right});
-  for (const NodeSpec& n : c.instances()) {
-    t.add_row({n.id, std::to_string(n.gpus_per_node) + " x " + n.gpu.id, gib(n.host_memory_bytes),
-               link_name(n.intra_node_link) + " " + fixed(n.intra_node_bytes_per_second_per_gpu / 1e9, 0) + " GB/s",
-               fixed(n.inter_node_bits_per_second / 1e9, 0) + " Gb/s",
-               usd(cheapest(n.prices, [](const PriceQuote& q) { return q.on_demand_usd_per_hour; })),
-               usd(cheapest(n.prices, [](const PriceQuote& q) { return q.spot_usd_per_hour; })),
-               std::to_string(n.prices.size()), std::to_string(n.warnings.size())});
-  }
-  out << t.render() << "prices: the cheapest quote over regions and zones; '-' = none listed\n";
-  for (const NodeSpec& n : c.instances()) {
-    for (const std::string& w : n.warnings) err << "warning: " << n.id << ": " << w << "\n";
-  }
-  for (const SkippedInstance& s : c.skipped()) {
-    err << "warning: skipped " << s.provider << "/" << s.instance_type << ": " << s.reason << "\n";
-  }
-}
-
-void list_models(const Catalog& c, bool json, std::ostream& out) {
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  TextTable t({"id", "parameters", "active", "layers", "hidden", "heads/kv", "vocab", "max seq", "as_of"},
-              {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
-               Align::right, Align::left});
-  for (const std::string& id : c.model_ids()) {
-    const CatalogModel m = c.model(id);
-    const ParameterCount p = count_parameters(m.spec);
-    list.push_back({{"id", id}, {"parameters", p.total()}, {"active_parameters", p.active_per_token()},
-                    {"layers", m.spec.layers}, {"hidden_size", m.spec.hidden}, {"heads", m.spec.heads},
-                    {"kv_heads", m.spec.kv_heads}, {"vocab_size", m.spec.vocab}, {"max_seq_len", m.spec.max_seq_len},
-                    {"source", m.source}, {"as_of", m.as_of}});
-    t.add_row({id, fixed(static_cast<double>(p.total()) / 1e9, 3) + " B",
-               fixed(static_cast<double>(p.active_per_token()) / 1e9, 3) + " B", std::to_string(m.spec.layers),
-               std::to_string(m.spec.hidden), std::to_string(m.spec.heads) + "/" + std::to_string(m.spec.kv_heads),
-               std::to_string(m.spec.vocab), std::to_string(m.spec.max_seq_len), m.as_of});
-  }
-  if (json) {
-    out << nlohmann::ordered_json{{"models", list}}.dump(2) << "\n";
-  } else {
-    out << t.render();
-  }
+int run_catalog(const CatalogOptions& options, std::ostream& out, std::ostream& err) {
+  const Catalog catalog = Catalog::load_option(options.catalog);
+  io::write_output(options.output.out, catalog_report(catalog, options.what, options.output.format == "json", err), out);
+  return 0;
 }
 
 }  // namespace
 
-int run_catalog_command(const CatalogOptions& options, std::ostream& out, std::ostream& err) {
-  const Catalog catalog = Catalog::load_option(options.catalog);
-  const bool json = options.format == "json";
-  if (options.what == "gpus") list_gpus(catalog, json, out);
-  if (options.what == "instances") list_instances(catalog, json, out, err);
-  if (options.what == "models") list_models(catalog, json, out);
-  return 0;
+Command add_catalog_command(CLI::App& app, GlobalOptions&) {
+  auto o = std::make_shared<CatalogOptions>();
+  CLI::App* c = app.add_subcommand("catalog", "List the GPUs, instances or models in the catalog");
+  c->add_option("what", o->what, "gpus, instances or models")->required()->check(CLI::IsMember({"gpus", "instances", "models"}));
+  add_output_options(*c, o->output, {"table", "json"});
+  add_catalog_option(*c, o->catalog);
+  return {c, [o](std::ostream& out, std::ostream& err) { return run_catalog(*o, out, err); }};
 }
 
 }  // namespace preflight::cli

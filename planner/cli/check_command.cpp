@@ -1,13 +1,25 @@
+// `preflight check`: does one config fit, and if not, the cheapest change that makes it fit.
+
+#include <memory>
 #include <ostream>
 
-#include "planner/check/check_report.hpp"
-#include "planner/cli/commands.hpp"
+#include "planner/cli/common_options.hpp"
+#include "planner/io/output_file.hpp"
+#include "planner/report/check_report.hpp"
 #include "planner/scenario/strategy_config_reader.hpp"
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight::cli {
 
 namespace {
+
+struct CheckOptions {
+  std::string scenario;
+  std::string config;  // path or inline JSON; empty: the scenario's "config" or its first instance
+  OutputOptions output;
+  std::string catalog;
+  RunModelOptions run;
+};
 
 // Without any config, check the job as-is on one node of the scenario's first instance.
 ConfigSource default_config(const Scenario& s) {
@@ -18,22 +30,32 @@ ConfigSource default_config(const Scenario& s) {
   return {nlohmann::json{{"instance", s.search.instances.front()}}, s.file.string(), "$.search.instances[0]"};
 }
 
-}  // namespace
-
-int run_check_command(const CheckOptions& options, std::ostream& out, std::ostream&) {
+int run_check(const CheckOptions& options, std::ostream& out) {
   const Catalog catalog = Catalog::load_option(options.catalog);
   const Scenario scenario = load_scenario(options.scenario, catalog);
   const ConfigSource source = (options.config.empty() && !scenario.config_json) ? default_config(scenario)
                                                                                 : config_source(options.config, scenario);
   const StrategyConfig config = read_strategy_config(source, scenario, catalog);
-  const NodeSpec& node = *find_node(scenario, catalog, config.instance);
-  const CheckOutcome outcome = run_check(scenario, node, config);
-  if (options.format == "json") {
-    out << check_json(outcome).dump(2) << "\n";
-  } else {
-    out << check_text(outcome);
-  }
+  const std::optional<CalibrationProfile> profile = load_profile(options.run);
+  const Machine machine(*find_node(scenario, catalog, config.instance), scenario.training().precision,
+                        profile ? &*profile : nullptr);
+  const CheckOutcome outcome = run_check(scenario, machine, config);
+  const std::string text = options.output.format == "json" ? check_json(outcome).dump(2) + "\n" : check_text(outcome);
+  io::write_output(options.output.out, text, out);
   return outcome.given.memory.fits() ? 0 : 1;
+}
+
+}  // namespace
+
+Command add_check_command(CLI::App& app, GlobalOptions& global) {
+  auto o = std::make_shared<CheckOptions>();
+  CLI::App* c = app.add_subcommand("check", "Does this job fit in memory? If not, what is the cheapest change that makes it fit?");
+  c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
+  c->add_option("--config", o->config, "Config JSON file, or an inline JSON object");
+  add_output_options(*c, o->output, {"table", "json"});
+  add_catalog_option(*c, o->catalog);
+  add_run_model_options(*c, o->run, global);
+  return {c, [o](std::ostream& out, std::ostream&) { return run_check(*o, out); }};
 }
 
 }  // namespace preflight::cli

@@ -1,47 +1,69 @@
+// `preflight plan`: the cheapest configuration that fits, meets the deadline with the required
+// probability and stays within budget, with its reasons, in every output format.
+
+#include <memory>
 #include <optional>
 #include <ostream>
 
-#include "planner/cli/commands.hpp"
-#include "planner/io/calibration_profile_io.hpp"
+#include "planner/cli/common_options.hpp"
+#include "planner/cli/plan_options.hpp"
 #include "planner/io/output_file.hpp"
-#include "planner/check/evaluation.hpp"
 #include "planner/report/html/plan_html.hpp"
 #include "planner/report/plan_report.hpp"
-#include "planner/search/search_space.hpp"
 
 namespace preflight::cli {
 
-int run_plan_command(const PlanCommandOptions& options, std::ostream& out, std::ostream& err) {
+namespace {
+
+struct PlanCommandOptions {
+  std::string scenario;
+  OutputOptions output;
+  int top = 5;
+  std::string catalog;
+  RunModelOptions run;
+};
+
+std::string render(const Scenario& scenario, const Plan& plan, const PlanCommandOptions& options,
+                   const CalibrationProfile* profile) {
+  const std::string& format = options.output.format;
+  if (format == "json") return plan_json(scenario, plan, {options.run.seed, options.run.trials});
+  if (format == "csv") return plan_csv(scenario, plan);
+  if (format == "markdown") return plan_markdown(scenario, plan);
+  if (format == "html") {
+    nlohmann::ordered_json trace;
+    if (plan.best) {
+      const Machine machine(*plan.best->node, scenario.training().precision, profile);
+      trace = evaluate(scenario.workload, machine, plan.best->config(), scenario.constraints.vram_headroom, true).trace;
+    }
+    return plan_html(scenario, plan, trace);
+  }
+  return plan_table(scenario, plan);
+}
+
+int run_plan(const PlanCommandOptions& options, std::ostream& out, std::ostream& err) {
   const Catalog catalog = Catalog::load_option(options.catalog);
   const Scenario scenario = load_scenario(options.scenario, catalog);
-  std::optional<CalibrationProfile> profile;
-  if (!options.profile.empty()) profile = io::read_calibration_profile(options.profile);
-  if (profile) {
-    bool used = false;
-    for (const NodeSpec* node : searched_machines(scenario, catalog)) used |= profile->applies_to(node->gpu.id);
-    if (!used) err << "warning: the profile was measured on " << profile->machine.gpu << ", which no searched machine has: not applied\n";
-  }
-  PlanOptions o;
-  o.run = {options.seed, options.trials, profile ? &*profile : nullptr};
+  const std::optional<CalibrationProfile> profile = load_profile(options.run);
+  const CalibrationProfile* applied = profile ? &*profile : nullptr;
+  warn_unused_profile(applied, scenario, catalog, err);
+  PlanOptions o = plan_options(options.run, applied);
   o.top = options.top;
   const Plan plan = search_plan(scenario, catalog, o);
-
-  std::string text;
-  if (options.format == "json") {
-    text = plan_json(scenario, plan, {options.seed, options.trials});
-  } else if (options.format == "csv") {
-    text = plan_csv(scenario, plan);
-  } else if (options.format == "markdown") {
-    text = plan_markdown(scenario, plan);
-  } else if (options.format == "html") {
-    nlohmann::ordered_json trace;
-    if (plan.best) trace = evaluate(scenario, *plan.best->node, plan.best->config(), o.run.profile, true).trace;
-    text = plan_html(scenario, plan, trace);
-  } else {
-    text = plan_table(scenario, plan);
-  }
-  io::write_output(options.out, text, out);
+  io::write_output(options.output.out, render(scenario, plan, options, applied), out);
   return plan.best ? 0 : 1;
+}
+
+}  // namespace
+
+Command add_plan_command(CLI::App& app, GlobalOptions& global) {
+  auto o = std::make_shared<PlanCommandOptions>();
+  CLI::App* c = app.add_subcommand("plan", "The cheapest configuration that fits, meets the deadline with the required probability and stays within budget, with its reasons");
+  c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
+  add_output_options(*c, o->output, {"table", "json", "csv", "markdown", "html"});
+  c->add_option("--top", o->top, "Alternatives to list besides the winner")->check(CLI::Range(0, 100));
+  add_catalog_option(*c, o->catalog);
+  add_run_model_options(*c, o->run, global);
+  return {c, [o](std::ostream& out, std::ostream& err) { return run_plan(*o, out, err); }};
 }
 
 }  // namespace preflight::cli

@@ -59,14 +59,14 @@ std::string accelerate_config_yaml(const ExportPlan& p) {
   if (engine == Engine::fsdp) {
     y += fsdp_block(c);
   } else if (engine == Engine::deepspeed) {
-    y += deepspeed_block(c, p.scenario->training);
+    y += deepspeed_block(c, p.scenario->training());
   } else {
     y += std::string("distributed_type: ") + (gpus > 1 ? "MULTI_GPU" : "'NO'") + "\n";
   }
   y += "downcast_bf16: 'no'\n";
   y += "machine_rank: 0\n";
   y += "main_training_function: main\n";
-  if (engine != Engine::deepspeed) y += "mixed_precision: " + mixed_precision(p.scenario->training.precision) + "\n";
+  if (engine != Engine::deepspeed) y += "mixed_precision: " + mixed_precision(p.scenario->training().precision) + "\n";
   y += "num_machines: " + std::to_string(c.nodes) + "\n";
   y += "num_processes: " + std::to_string(gpus) + "\n";
   y += "rdzv_backend: " + std::string(c.nodes > 1 ? "c10d" : "static") + "\n";

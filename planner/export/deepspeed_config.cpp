@@ -1,7 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/export/export_plan.hpp"
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 #include "simulator/memory/memory_defaults.hpp"
 
 namespace preflight {
@@ -69,7 +69,7 @@ std::string deepspeed_config_json(const ExportPlan& p) {
     throw InvalidConfig("sharding", to_string(c.sharding) + " is PyTorch FSDP, not DeepSpeed: export `accelerate` for it, "
                                     "or plan with a zero* sharding");
   }
-  const TrainingJob& t = p.scenario->training;
+  const TrainingJob& t = p.scenario->training();
   nlohmann::ordered_json j;
   j["train_batch_size"] = t.global_batch_sequences;
   j["train_micro_batch_size_per_gpu"] = c.micro_batch;

@@ -1,8 +1,8 @@
 #include <string>
 
 #include "planner/export/export_plan.hpp"
-#include "planner/report/text_table.hpp"
-#include "simulator/core/errors.hpp"
+#include "planner/text/number_text.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight {
 
@@ -36,7 +36,7 @@ std::string model_arguments(const ModelSpec& m, std::int64_t seq_len) {
 // sizes, steps and checkpoint interval. Data and tokenizer stay the user's ($DATA_PATH, $TOKENIZER).
 std::string megatron_command(const ExportPlan& p) {
   const StrategyConfig& c = p.config;
-  const TrainingJob& t = p.scenario->training;
+  const TrainingJob& t = p.scenario->training();
   const Parallelism& par = c.parallelism;
   if (t.method != Method::full) {
     throw InvalidConfig("method", "Megatron-LM trains full weights; export LoRA/QLoRA configs with deepspeed, accelerate or torchrun");
@@ -59,12 +59,12 @@ std::string megatron_command(const ExportPlan& p) {
   s += "  pretrain_gpt.py \\\n ";
   s += arg("tensor-model-parallel-size", par.tp) + arg("pipeline-model-parallel-size", par.pp);
   if (par.interleave > 1) {
-    s += arg("num-layers-per-virtual-pipeline-stage", p.scenario->model.layers / (par.pp * par.interleave));
+    s += arg("num-layers-per-virtual-pipeline-stage", p.scenario->model().layers / (par.pp * par.interleave));
   }
   if (par.sequence_parallel) s += " --sequence-parallel";
   if (stage == 1) s += " --use-distributed-optimizer";
   s += " \\\n ";
-  s += model_arguments(p.scenario->model, t.seq_len) + " \\\n ";
+  s += model_arguments(p.scenario->model(), t.seq_len) + " \\\n ";
   s += arg("micro-batch-size", c.micro_batch) + arg("global-batch-size", c.micro_batch * c.grad_accum * dp);
   switch (t.precision) {
     case Precision::bf16: s += " --bf16"; break;

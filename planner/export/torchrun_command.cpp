@@ -31,7 +31,7 @@ std::string torchrun_launcher(int nodes, int gpus_per_node) {
 // Hugging Face Trainer arguments (TrainingArguments names); train.py stands for the user's script.
 std::string torchrun_command(const ExportPlan& p) {
   const StrategyConfig& c = p.config;
-  const TrainingJob& t = p.scenario->training;
+  const TrainingJob& t = p.scenario->training();
   const Engine engine = sharding_scheme(c.sharding).engine;
   std::string s = "#!/bin/sh\n";
   s += "# Launch for " + p.scenario->name + ": " + std::to_string(c.nodes) + " x " + c.instance + " (" +

@@ -4,24 +4,17 @@
 #include <sstream>
 
 #include "planner/io/json_reader.hpp"
-#include "simulator/calibration/matmul_rates.hpp"
-#include "simulator/core/errors.hpp"
+#include "simulator/hardware/matmul_rates.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight::io {
 
 namespace {
 
-CollectiveOp parse_op(const std::string& s) {
-  if (s == "all_gather") return CollectiveOp::all_gather;
-  if (s == "reduce_scatter") return CollectiveOp::reduce_scatter;
-  if (s == "broadcast") return CollectiveOp::broadcast;
-  return CollectiveOp::all_reduce;
-}
-
 CollectiveTable read_table(const nlohmann::json& j, const std::string& file, const std::string& path) {
   ObjectReader r(j, file, path);
   CollectiveTable t;
-  t.op = parse_op(r.choice("op", {"all_reduce", "all_gather", "reduce_scatter", "broadcast"}));
+  t.op = r.enum_value("op", kCollectiveOpNames);
   t.ranks = static_cast<int>(r.integer("ranks", 2, 100000));
   const nlohmann::json& points = r.raw("points");
   if (!points.is_array() || points.empty()) r.fail("points", "a non-empty list of [bytes, seconds] pairs");

@@ -1,12 +1,12 @@
 #pragma once
-// Calibration profiles as JSON (schema in simulator/calibration/calibration_profile.hpp), and the
+// Calibration profiles as JSON (schema in simulator/spec/calibration_profile.hpp), and the
 // import of nccl-tests output into one.
 
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
-#include "simulator/calibration/calibration_profile.hpp"
+#include "simulator/spec/calibration_profile.hpp"
 
 namespace preflight::io {
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight::io {
 
@@ -17,7 +17,7 @@ std::string format_number(double v) {
   return out.str();
 }
 
-std::string join_allowed(std::initializer_list<std::string_view> allowed) {
+std::string join_allowed(std::span<const std::string_view> allowed) {
   std::string text = "one of ";
   bool first = true;
   for (std::string_view a : allowed) {
@@ -144,13 +144,12 @@ std::optional<std::string> ObjectReader::optional_string(std::string_view key) {
   return v.get<std::string>();
 }
 
-std::string ObjectReader::choice(std::string_view key, std::initializer_list<std::string_view> allowed) {
+std::string ObjectReader::choice(std::string_view key, std::span<const std::string_view> allowed) {
   if (!has(key)) fail(key, join_allowed(allowed) + " (required)");
   return *optional_choice(key, allowed);
 }
 
-std::optional<std::string> ObjectReader::optional_choice(std::string_view key,
-                                                         std::initializer_list<std::string_view> allowed) {
+std::optional<std::string> ObjectReader::optional_choice(std::string_view key, std::span<const std::string_view> allowed) {
   if (!has(key)) return std::nullopt;
   const nlohmann::json& v = get(key);
   if (v.is_string()) {
@@ -175,7 +174,7 @@ std::vector<std::string> ObjectReader::string_list(std::string_view key) {
   return out;
 }
 
-std::vector<std::string> ObjectReader::choice_list(std::string_view key, std::initializer_list<std::string_view> allowed) {
+std::vector<std::string> ObjectReader::choice_list(std::string_view key, std::span<const std::string_view> allowed) {
   std::vector<std::string> out = string_list(key);
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (std::find(allowed.begin(), allowed.end(), out[i]) == allowed.end()) {

@@ -3,16 +3,20 @@
 // error message can say exactly where the bad value is and what is allowed there. Objects read
 // strictly reject keys nobody asked for: a typo must not silently fall back to a default.
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <initializer_list>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "simulator/spec/enum_names.hpp"
 
 namespace preflight::io {
 
@@ -51,10 +55,26 @@ class ObjectReader {
   std::optional<bool> optional_boolean(std::string_view key);
   std::string string(std::string_view key);
   std::optional<std::string> optional_string(std::string_view key);
-  std::string choice(std::string_view key, std::initializer_list<std::string_view> allowed);
-  std::optional<std::string> optional_choice(std::string_view key, std::initializer_list<std::string_view> allowed);
+  std::string choice(std::string_view key, std::span<const std::string_view> allowed);
+  std::optional<std::string> optional_choice(std::string_view key, std::span<const std::string_view> allowed);
+  std::string choice(std::string_view key, std::initializer_list<std::string_view> allowed) {
+    return choice(key, std::span(allowed.begin(), allowed.size()));
+  }
+  std::optional<std::string> optional_choice(std::string_view key, std::initializer_list<std::string_view> allowed) {
+    return optional_choice(key, std::span(allowed.begin(), allowed.size()));
+  }
   std::vector<std::string> string_list(std::string_view key);
-  std::vector<std::string> choice_list(std::string_view key, std::initializer_list<std::string_view> allowed);
+  std::vector<std::string> choice_list(std::string_view key, std::span<const std::string_view> allowed);
+  std::vector<std::string> choice_list(std::string_view key, std::initializer_list<std::string_view> allowed) {
+    return choice_list(key, std::span(allowed.begin(), allowed.size()));
+  }
+  // An enum spelled as its name table spells it (spec/enum_names.hpp).
+  template <class E, std::size_t N>
+  E enum_value(std::string_view key, const EnumNames<E, N>& names);
+  template <class E, std::size_t N>
+  std::optional<E> optional_enum(std::string_view key, const EnumNames<E, N>& names);
+  template <class E, std::size_t N>
+  std::vector<E> enum_list(std::string_view key, const EnumNames<E, N>& names);
   ObjectReader object(std::string_view key);
   std::optional<ObjectReader> optional_object(std::string_view key);
   // The raw value, marked as read; for values with several allowed shapes.
@@ -79,6 +99,33 @@ class ObjectReader {
   std::set<std::string, std::less<>> read_;
   mutable std::set<std::string, std::less<>> known_;  // every key a getter asked about, present or not
 };
+
+template <class E, std::size_t N>
+std::array<std::string_view, N> words_of(const EnumNames<E, N>& names) {
+  std::array<std::string_view, N> words;
+  for (std::size_t i = 0; i < N; ++i) words[i] = names[i].name;
+  return words;
+}
+
+template <class E, std::size_t N>
+E ObjectReader::enum_value(std::string_view key, const EnumNames<E, N>& names) {
+  return *value_of(names, choice(key, words_of(names)));
+}
+
+template <class E, std::size_t N>
+std::optional<E> ObjectReader::optional_enum(std::string_view key, const EnumNames<E, N>& names) {
+  if (!has(key)) return std::nullopt;
+  return enum_value(key, names);
+}
+
+template <class E, std::size_t N>
+std::vector<E> ObjectReader::enum_list(std::string_view key, const EnumNames<E, N>& names) {
+  std::vector<E> out;
+  for (const std::string& word : choice_list(key, words_of(names))) {
+    out.push_back(*value_of(names, word));
+  }
+  return out;
+}
 
 // Checks a number against a rule, naming file and path in the error.
 double checked_number(const nlohmann::json& value, const NumberRule& rule, const std::string& file,

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <system_error>
 
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight::io {
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight::io {
 

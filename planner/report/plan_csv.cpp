@@ -1,6 +1,7 @@
 #include "planner/report/plan_report.hpp"
 #include "planner/report/result_json.hpp"
-#include "planner/report/text_table.hpp"
+#include "planner/text/number_text.hpp"
+#include "planner/text/markup_text.hpp"
 
 namespace preflight {
 
@@ -28,7 +29,7 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
         std::to_string(c.parallelism.interleave), to_string(c.sharding), to_string(c.offload.optimizer), to_string(c.offload.params), to_string(c.recompute),
         std::to_string(c.micro_batch), std::to_string(c.grad_accum), to_string(c.pricing), fixed(e.run.usd_per_hour, 4),
         fixed(e.evaluation.memory.peak_bytes, 0), fixed(e.evaluation.memory.usable_bytes, 0),
-        fixed(e.evaluation.step->seconds(), 4), fixed(step_mfu(*e.evaluation.step, *e.node, s.training), 4),
+        fixed(e.evaluation.step->seconds(), 4), fixed(step_mfu(*e.evaluation.step, *e.node, s.training()), 4),
         fixed(o.failure_free_hours, 3), fixed(e.run.expected_hours, 3), fixed(e.expected_usd(), 2), mc ? "yes" : "no",
         optional_fixed(mc, o.hours.p50, 3), optional_fixed(mc, o.hours.p90, 3), optional_fixed(mc, o.usd.mean, 2),
         optional_fixed(mc, o.usd.p90, 2), optional_fixed(mc, o.p_meets_deadline, 4), to_string(e.verdict)};

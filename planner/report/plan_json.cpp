@@ -8,7 +8,7 @@ namespace preflight {
 namespace {
 
 nlohmann::ordered_json entry_json(const Scenario& s, const PlanEntry& e) {
-  return result_json(e.evaluation, e.run, *e.node, s.training);
+  return result_json(e.evaluation, e.run, *e.node, s.training());
 }
 
 nlohmann::ordered_json entries_json(const Scenario& s, const std::vector<PlanEntry>& entries) {

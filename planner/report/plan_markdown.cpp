@@ -1,6 +1,6 @@
 #include "planner/report/plan_report.hpp"
 #include "planner/report/plan_rows.hpp"
-#include "planner/report/text_table.hpp"
+#include "planner/text/markup_text.hpp"
 
 namespace preflight {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "planner/search/plan_search.hpp"
+#include "planner/search/plan.hpp"
 
 namespace preflight {
 

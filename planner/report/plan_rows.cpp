@@ -1,9 +1,9 @@
 #include "planner/report/plan_rows.hpp"
-#include "simulator/memory/memory_defaults.hpp"
+#include "simulator/spec/units.hpp"
 
 #include "planner/report/result_json.hpp"
-#include "planner/report/text_table.hpp"
-#include "planner/search/candidate_text.hpp"
+#include "planner/text/number_text.hpp"
+#include "planner/text/candidate_text.hpp"
 
 namespace preflight {
 
@@ -29,23 +29,23 @@ std::vector<std::string> plan_row(const Scenario& s, const PlanEntry& e) {
           strategy_text(c),
           std::to_string(c.micro_batch) + " x " + std::to_string(c.grad_accum),
           to_string(c.pricing),
-          fixed(m.peak_bytes / memory_defaults::kGiB, 1) + "/" + fixed(m.capacity_bytes / memory_defaults::kGiB, 0) + " GiB",
+          fixed(m.peak_bytes / kGiB, 1) + "/" + fixed(m.capacity_bytes / kGiB, 0) + " GiB",
           fixed(step.seconds(), 2),
-          share_text(step_mfu(step, *e.node, s.training)),
+          share_text(step_mfu(step, *e.node, s.training())),
           fixed(o.hours.p50, 1) + "/" + fixed(o.hours.p90, 1),
           usd_text(o.usd.mean) + "/" + usd_text(o.usd.p90),
           s.constraints.deadline_hours ? fixed(o.p_meets_deadline, 3) : "-"};
 }
 
 std::vector<std::string> plan_summary(const Scenario& s, const Plan& p) {
-  const TrainingJob& t = s.training;
+  const TrainingJob& t = s.training();
   std::string constraints = "constraints: ";
   constraints += s.constraints.deadline_hours ? "deadline " + hours_text(*s.constraints.deadline_hours) + " h with probability >= " +
                                                     fixed(s.constraints.min_completion_probability, 2)
                                               : "no deadline";
   constraints += s.constraints.budget_usd ? ", budget " + usd_text(*s.constraints.budget_usd) : ", no budget";
   constraints += ", VRAM headroom " + share_text(s.constraints.vram_headroom);
-  return {"model " + s.model.id + ", " + fixed(t.tokens / 1e9, 2) + "B tokens, seq " + std::to_string(t.seq_len) +
+  return {"model " + s.model().id + ", " + fixed(t.tokens / 1e9, 2) + "B tokens, seq " + std::to_string(t.seq_len) +
               ", global batch " + std::to_string(t.global_batch_sequences) + " sequences",
           constraints,
           "searched " + thousands(p.evaluated) + " configurations: " + thousands(p.simulated) + " step simulations, " +

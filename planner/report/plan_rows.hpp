@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/search/plan_search.hpp"
+#include "planner/search/plan.hpp"
 
 namespace preflight {
 

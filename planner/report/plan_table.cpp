@@ -1,7 +1,6 @@
 #include "planner/report/plan_report.hpp"
 #include "planner/report/plan_rows.hpp"
-#include "planner/report/text_table.hpp"
-#include "planner/search/candidate_text.hpp"
+#include "planner/text/text_table.hpp"
 
 namespace preflight {
 

@@ -1,8 +1,8 @@
 #include "planner/report/result_json.hpp"
 
-#include "simulator/hardware/compute_model.hpp"
-
 #include <cmath>
+
+#include "simulator/hardware/compute_model.hpp"
 
 namespace preflight {
 
@@ -11,37 +11,6 @@ namespace {
 std::int64_t bytes(double b) { return static_cast<std::int64_t>(std::llround(b)); }
 
 }  // namespace
-
-double rounded(double v, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(v * scale) / scale + 0.0;  // + 0.0 turns a rounded -0.0 into 0.0
-}
-
-nlohmann::ordered_json config_json(const StrategyConfig& c) {
-  nlohmann::ordered_json j;
-  j["instance"] = c.instance;
-  j["nodes"] = c.nodes;
-  j["parallelism"] = {{"tp", c.parallelism.tp}, {"pp", c.parallelism.pp},
-                      {"sequence_parallel", c.parallelism.sequence_parallel}, {"interleave", c.parallelism.interleave}};
-  j["sharding"] = to_string(c.sharding);
-  j["offload"] = {{"optimizer", to_string(c.offload.optimizer)}, {"params", to_string(c.offload.params)}};
-  j["activation_checkpointing"] = to_string(c.recompute);
-  j["flash_attention"] = c.flash_attention;
-  j["zero_init"] = c.zero_init;
-  j["micro_batch"] = c.micro_batch;
-  j["grad_accum"] = c.grad_accum;
-  j["pricing"] = to_string(c.pricing);
-  if (c.region) j["region"] = *c.region;
-  if (c.zone) j["zone"] = *c.zone;
-  if (!c.checkpoint_interval_minutes) {
-    j["checkpoint_interval_minutes"] = "auto";
-  } else if (std::isinf(*c.checkpoint_interval_minutes)) {
-    j["checkpoint_interval_minutes"] = "none";
-  } else {
-    j["checkpoint_interval_minutes"] = *c.checkpoint_interval_minutes;
-  }
-  return j;
-}
 
 nlohmann::ordered_json memory_json(const MemoryEstimate& m, bool peak_from_timeline) {
   const MemoryBreakdown& g = m.gpu;

@@ -4,20 +4,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planner/check/evaluation.hpp"
+#include "planner/scenario/strategy_config_json.hpp"
+#include "planner/text/number_text.hpp"
+
+#include "simulator/evaluate.hpp"
 #include "planner/run/run_estimate.hpp"
-#include "simulator/hardware/node_spec.hpp"
+#include "simulator/spec/node_spec.hpp"
 #include "simulator/memory/memory_estimate.hpp"
-#include "simulator/strategy/step_time.hpp"
-#include "simulator/strategy/strategy_config.hpp"
-#include "simulator/training/training_job.hpp"
+#include "simulator/spec/step_time.hpp"
+#include "simulator/spec/strategy_config.hpp"
+#include "simulator/spec/training_job.hpp"
 
 namespace preflight {
 
-// Seconds and ratios rounded to what the models can claim, so output stays readable and stable.
-double rounded(double value, int decimals);
-
-nlohmann::ordered_json config_json(const StrategyConfig& config);
 // `peak_from_timeline`: whether peak_bytes is the simulated timeline's peak or the sum of components.
 nlohmann::ordered_json memory_json(const MemoryEstimate& memory, bool peak_from_timeline);
 nlohmann::ordered_json run_json(const RunEstimate& run);

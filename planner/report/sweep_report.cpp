@@ -3,8 +3,8 @@
 #include <map>
 
 #include "planner/report/result_json.hpp"
-#include "planner/report/text_table.hpp"
-#include "planner/search/candidate_text.hpp"
+#include "planner/text/number_text.hpp"
+#include "planner/text/markup_text.hpp"
 
 namespace preflight {
 

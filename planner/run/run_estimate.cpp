@@ -4,10 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 #include "simulator/economics/expected_run.hpp"
 #include "simulator/economics/run_defaults.hpp"
-#include "simulator/memory/parameter_footprint.hpp"
 
 namespace preflight {
 
@@ -44,8 +43,9 @@ std::optional<PriceChoice> job_price(const Scenario& s, const NodeSpec& node, co
   return choose_price(node, c.pricing, adjustments(s, c));
 }
 
-RunEstimate prepare_run(const Scenario& s, const NodeSpec& node, const StrategyConfig& c, double step_seconds,
+RunEstimate prepare_run(const Scenario& s, const Machine& machine, const StrategyConfig& c, double step_seconds,
                         const RunOptions& options) {
+  const NodeSpec& node = machine.node();
   RunEstimate r;
   const std::optional<PriceChoice> price = job_price(s, node, c);
   if (!price) {
@@ -61,9 +61,7 @@ RunEstimate prepare_run(const Scenario& s, const NodeSpec& node, const StrategyC
   r.job_interruptions_per_hour = process.job_rate_per_hour(c.nodes);
   const double failures_per_hour = rd::kFailuresPerGpuHour * c.nodes * node.gpus_per_node;
 
-  const ParameterFootprint footprint = parameter_footprint(s.model, s.training);
-  const StateBytes bytes = state_bytes(s.training.precision, s.training.optimizer, s.training.method != Method::full);
-  const double ckpt_bytes = checkpoint_bytes(footprint, bytes, s.checkpoint.settings.resumable);
+  const double ckpt_bytes = checkpoint_bytes(s.workload.footprint(), s.workload.state_bytes(), s.checkpoint.settings.resumable);
   // Nodes writing at once: every node when the states are sharded; under pipelining each stage saves
   // its own layers (Megatron: one file per tensor/pipeline rank of the first replica), and stages sit
   // on different nodes; otherwise rank 0's node writes the whole model.
@@ -74,9 +72,7 @@ RunEstimate prepare_run(const Scenario& s, const NodeSpec& node, const StrategyC
                                              : 3600.0 / (r.job_interruptions_per_hour + failures_per_hour);
   const std::optional<double> interval = no_checkpoints ? std::nullopt : c.checkpoint_interval_minutes;
   CheckpointSettings settings = s.checkpoint.settings;
-  if (!settings.write_bytes_per_second_per_node && options.profile != nullptr && options.profile->applies_to(node.gpu.id)) {
-    settings.write_bytes_per_second_per_node = options.profile->host.checkpoint_write_bytes_per_second;
-  }
+  if (!settings.write_bytes_per_second_per_node) settings.write_bytes_per_second_per_node = machine.checkpoint_write_bytes_per_second();
   r.checkpoint = plan_checkpoints(ckpt_bytes, settings, writers, node.gpus_per_node, step_seconds,
                                   mtbi_seconds, interval);
 
@@ -85,7 +81,7 @@ RunEstimate prepare_run(const Scenario& s, const NodeSpec& node, const StrategyC
     r.fits_local_disk = r.disk_bytes_per_node <= node.local_nvme_bytes;
   }
 
-  r.steps = static_cast<std::int64_t>(std::ceil(s.training.tokens / s.training.global_batch_tokens()));
+  r.steps = static_cast<std::int64_t>(std::ceil(s.training().tokens / s.training().global_batch_tokens()));
   RunInputs& in = r.inputs;
   in.steps = r.steps;
   in.step_seconds = step_seconds;
@@ -103,9 +99,9 @@ RunEstimate prepare_run(const Scenario& s, const NodeSpec& node, const StrategyC
   return r;
 }
 
-RunEstimate estimate_run(const Scenario& s, const NodeSpec& node, const StrategyConfig& c, double step_seconds,
+RunEstimate estimate_run(const Scenario& s, const Machine& machine, const StrategyConfig& c, double step_seconds,
                          const RunOptions& options) {
-  RunEstimate r = prepare_run(s, node, c, step_seconds, options);
+  RunEstimate r = prepare_run(s, machine, c, step_seconds, options);
   r.outcome = simulate_run(r.inputs);
   return r;
 }

@@ -7,18 +7,19 @@
 #include <string>
 
 #include "planner/scenario/scenario.hpp"
-#include "simulator/calibration/calibration_profile.hpp"
 #include "simulator/economics/checkpoint_plan.hpp"
 #include "simulator/economics/pricing.hpp"
 #include "simulator/economics/run_monte_carlo.hpp"
+#include "simulator/hardware/machine.hpp"
+#include "simulator/spec/calibration_profile.hpp"
 
 namespace preflight {
 
 struct RunOptions {
   std::uint64_t seed = 1;
   int trials = 10000;
-  // A profile of the machine: its measured checkpoint write and read bandwidth replace the named
-  // defaults unless the scenario states `checkpoint.write_GBps`.
+  // A calibration profile: the machines with its GPU are resolved with its measurements (step, and
+  // checkpoint bandwidth unless the scenario states `checkpoint.write_GBps`).
   const CalibrationProfile* profile = nullptr;
 };
 
@@ -42,11 +43,11 @@ std::optional<PriceChoice> job_price(const Scenario& scenario, const NodeSpec& n
 
 // Everything but the Monte Carlo: price, checkpoints, steps, failure-free and expected hours.
 // Throws InvalidConfig("pricing", ...) when the machine has no price for the config's pricing.
-RunEstimate prepare_run(const Scenario& scenario, const NodeSpec& node, const StrategyConfig& config,
+RunEstimate prepare_run(const Scenario& scenario, const Machine& machine, const StrategyConfig& config,
                         double step_seconds, const RunOptions& options);
 
 // prepare_run, then the Monte Carlo.
-RunEstimate estimate_run(const Scenario& scenario, const NodeSpec& node, const StrategyConfig& config,
+RunEstimate estimate_run(const Scenario& scenario, const Machine& machine, const StrategyConfig& config,
                          double step_seconds, const RunOptions& options);
 
 }  // namespace preflight

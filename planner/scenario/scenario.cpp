@@ -6,7 +6,7 @@
 #include "planner/catalog/hf_model_config.hpp"
 #include "planner/io/json_reader.hpp"
 #include "planner/io/spot_trace_reader.hpp"
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 #include "simulator/memory/memory_defaults.hpp"
 
 namespace preflight {
@@ -21,7 +21,6 @@ namespace {
 // small enough that a typo such as 1e30 is caught.
 constexpr double kMaxTokens = 1e15;
 constexpr std::int64_t kMaxSequences = 1'000'000'000'000;
-using memory_defaults::kGiB;
 // vCPUs per GPU when an inline cluster gives none: what 8-GPU A100 cloud nodes have (p4d, ND A100 v4:
 // 96 vCPUs); only CPU-offloaded optimizer steps depend on it.
 constexpr int kDefaultVcpusPerGpu = 12;
@@ -118,14 +117,9 @@ TrainingJob read_training(ObjectReader& r, const ModelSpec& model) {
     t.fail(t.has("global_batch_tokens") ? "global_batch_tokens" : "global_batch_size",
            "a global batch no larger than the training tokens (" + io::describe(job.tokens) + ")");
   }
-  const std::string precision = t.optional_choice("precision", {"fp32", "bf16", "fp16", "fp8"}).value_or("bf16");
-  job.precision = precision == "fp32" ? Precision::fp32 : precision == "fp16" ? Precision::fp16
-                : precision == "fp8" ? Precision::fp8 : Precision::bf16;
-  const std::string optimizer = t.optional_choice("optimizer", {"adamw", "adam8bit", "sgd"}).value_or("adamw");
-  job.optimizer = optimizer == "adam8bit" ? OptimizerKind::adam8bit
-                : optimizer == "sgd" ? OptimizerKind::sgd_momentum : OptimizerKind::adamw;
-  const std::string method = t.optional_choice("method", {"full", "lora", "qlora"}).value_or("full");
-  job.method = method == "lora" ? Method::lora : method == "qlora" ? Method::qlora : Method::full;
+  job.precision = t.optional_enum("precision", kPrecisionNames).value_or(Precision::bf16);
+  job.optimizer = t.optional_enum("optimizer", kOptimizerNames).value_or(OptimizerKind::adamw);
+  job.method = t.optional_enum("method", kMethodNames).value_or(Method::full);
   if (job.method == Method::full && t.has("lora")) t.fail("lora", "no \"lora\" block unless method is lora or qlora");
   if (job.method != Method::full) job.lora = read_lora(t);
   t.finish();
@@ -152,10 +146,7 @@ SearchSpace read_search(ObjectReader& r) {
   if (o->has("gpus")) s.gpus = o->string_list("gpus");
   s.max_nodes = static_cast<int>(o->optional_integer("max_nodes", 1, 4096).value_or(16));
   if (o->has("pricing")) {
-    s.pricing.clear();
-    for (const std::string& p : o->choice_list("pricing", {"on_demand", "spot"})) {
-      s.pricing.push_back(p == "spot" ? Pricing::spot : Pricing::on_demand);
-    }
+    s.pricing = o->enum_list("pricing", kPricingNames);
   }
   o->finish();
   return s;
@@ -166,12 +157,9 @@ CheckpointSpec read_checkpoint(ObjectReader& r) {
   std::optional<ObjectReader> o = r.optional_object("checkpoint");
   if (!o) return c;
   CheckpointSettings& s = c.settings;
-  const std::string storage = o->optional_choice("storage", {"nvme", "network", "object_store"}).value_or("nvme");
-  s.storage = storage == "network" ? CheckpointStorage::network_fs
-            : storage == "object_store" ? CheckpointStorage::object_store : CheckpointStorage::local_nvme;
+  s.storage = o->optional_enum("storage", kCheckpointStorageNames).value_or(CheckpointStorage::local_nvme);
   s.keep = static_cast<int>(o->optional_integer("keep", 1, 1000).value_or(3));
-  s.mode = o->optional_choice("mode", {"sync", "async"}).value_or("sync") == "async" ? CheckpointMode::asynchronous
-                                                                                     : CheckpointMode::synchronous;
+  s.mode = o->optional_enum("mode", kCheckpointModeNames).value_or(CheckpointMode::synchronous);
   s.resumable = o->optional_boolean("resumable").value_or(true);
   if (const auto gbps = o->optional_number("write_GBps", {0.0, 1e4, true, "GB/s per node"})) {
     s.write_bytes_per_second_per_node = *gbps * 1e9;
@@ -230,7 +218,7 @@ NodeSpec read_cluster(const nlohmann::json& j, const Catalog& catalog, const std
   n.gpus_per_node = static_cast<int>(r.integer("gpus_per_node", 1, 64));
   n.max_nodes = static_cast<int>(r.integer("max_nodes", 1, 100000));
   n.intra_node_bytes_per_second_per_gpu = r.number("intra_node_GBps", {0.0, 1e5, true, "GB/s"}) * 1e9;
-  n.intra_node_link = parse_intra_node_link(r.optional_choice("intra_node_link", {"nvswitch", "nvlink", "pcie"}).value_or("nvswitch"));
+  n.intra_node_link = r.optional_enum("intra_node_link", kIntraNodeLinkNames).value_or(IntraNodeLink::nvswitch);
   n.inter_node_bits_per_second = r.number("inter_node_Gbps", {0.0, 1e6, false, "Gb/s"}) * 1e9;
   n.host_memory_bytes = r.number("host_memory_GiB", {0.0, 1e6, true, "GiB"}) * kGiB;
   n.vcpus = static_cast<int>(r.optional_integer("vcpus", 1, 100000).value_or(kDefaultVcpusPerGpu * n.gpus_per_node));
@@ -284,8 +272,9 @@ Scenario load_scenario(const fs::path& file, const Catalog& catalog) {
     r.fail("name", "one line of printable text (no newline or other control character)");
   }
   r.optional_string("description");
-  s.model = read_model(r, catalog, file, s.model_source);
-  s.training = read_training(r, s.model);
+  ModelSpec model = read_model(r, catalog, file, s.model_source);
+  TrainingJob training = read_training(r, model);
+  s.workload = Workload(std::move(model), std::move(training));
   s.constraints = read_constraints(r);
   s.search = read_search(r);
   s.checkpoint = read_checkpoint(r);

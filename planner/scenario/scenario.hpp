@@ -14,10 +14,9 @@
 #include "planner/catalog/catalog.hpp"
 #include "simulator/economics/checkpoint_plan.hpp"
 #include "simulator/economics/spot_trace.hpp"
-#include "simulator/hardware/node_spec.hpp"
-#include "simulator/model/model_spec.hpp"
-#include "simulator/strategy/strategy_config.hpp"
-#include "simulator/training/training_job.hpp"
+#include "simulator/spec/node_spec.hpp"
+#include "simulator/model/workload.hpp"
+#include "simulator/spec/strategy_config.hpp"
 
 namespace preflight {
 
@@ -66,9 +65,8 @@ struct ModelSource {
 struct Scenario {
   std::filesystem::path file;
   std::string name;
-  ModelSpec model;
+  Workload workload;  // the model and the training job, resolved once
   ModelSource model_source;
-  TrainingJob training;
   Constraints constraints;
   SearchSpace search;
   CheckpointSpec checkpoint;
@@ -76,6 +74,9 @@ struct Scenario {
   PriceSpec prices;
   std::vector<NodeSpec> clusters;            // inline machines, usable wherever an instance id is
   std::optional<nlohmann::json> config_json;  // the inline "config", parsed against a machine later
+
+  const ModelSpec& model() const { return workload.model(); }
+  const TrainingJob& training() const { return workload.job(); }
 };
 
 Scenario load_scenario(const std::filesystem::path& file, const Catalog& catalog);

@@ -1,12 +1,12 @@
 #include "planner/scenario/strategy_config_reader.hpp"
 
-#include "simulator/strategy/model_parallel.hpp"
+#include "simulator/model/stage_layout.hpp"
 
 #include <filesystem>
 #include <limits>
 
 #include "planner/io/json_reader.hpp"
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 #include "simulator/memory/memory_estimate.hpp"
 
 namespace preflight {
@@ -14,21 +14,6 @@ namespace preflight {
 using io::ObjectReader;
 
 namespace {
-
-OffloadTarget offload_target(ObjectReader& r, std::string_view key) {
-  const std::string t = r.optional_choice(key, {"none", "cpu", "nvme"}).value_or("none");
-  return t == "cpu" ? OffloadTarget::cpu : t == "nvme" ? OffloadTarget::nvme : OffloadTarget::none;
-}
-
-Sharding parse_sharding(const std::string& s) {
-  if (s == "zero1") return Sharding::zero1;
-  if (s == "zero2") return Sharding::zero2;
-  if (s == "zero3") return Sharding::zero3;
-  if (s == "fsdp_full") return Sharding::fsdp_full;
-  if (s == "fsdp_grad_op") return Sharding::fsdp_grad_op;
-  if (s == "fsdp_hybrid") return Sharding::fsdp_hybrid;
-  return Sharding::ddp;
-}
 
 // micro_batch x grad_accum x DP = global batch; whichever of the two is missing is derived.
 void complete_batch(ObjectReader& r, StrategyConfig& c, std::int64_t global, std::int64_t dp) {
@@ -122,26 +107,23 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
     c.parallelism.interleave = static_cast<int>(p->optional_integer("interleave", 1, 64).value_or(1));
     p->finish();
   }
-  c.sharding = parse_sharding(r.optional_choice("sharding", {"ddp", "zero1", "zero2", "zero3", "fsdp_full",
-                                                             "fsdp_grad_op", "fsdp_hybrid"}).value_or("ddp"));
+  c.sharding = r.optional_enum("sharding", kShardingNames).value_or(Sharding::ddp);
   if (std::optional<ObjectReader> o = r.optional_object("offload")) {
-    c.offload.optimizer = offload_target(*o, "optimizer");
-    c.offload.params = offload_target(*o, "params");
+    c.offload.optimizer = o->optional_enum("optimizer", kOffloadTargetNames).value_or(OffloadTarget::none);
+    c.offload.params = o->optional_enum("params", kOffloadTargetNames).value_or(OffloadTarget::none);
     o->finish();
   }
-  const std::string ac = r.optional_choice("activation_checkpointing", {"none", "selective", "full"}).value_or("none");
-  c.recompute = ac == "full" ? Recompute::full : ac == "selective" ? Recompute::selective : Recompute::none;
+  c.recompute = r.optional_enum("activation_checkpointing", kRecomputeNames).value_or(Recompute::none);
   c.flash_attention = r.optional_boolean("flash_attention").value_or(true);
   c.zero_init = r.optional_boolean("zero_init").value_or(true);
   try {
     // Before the batch: the data-parallel degree is only defined for a valid layout.
-    validate_parallelism(scenario.model, c.parallelism, c.nodes * node->gpus_per_node, node->gpus_per_node);
+    validate_parallelism(scenario.model(), c.parallelism, c.nodes * node->gpus_per_node, node->gpus_per_node);
   } catch (const InvalidConfig& e) {
     rethrow_at(source, e);
   }
-  complete_batch(r, c, scenario.training.global_batch_sequences, dp_degree(c, *node));
-  c.pricing = r.optional_choice("pricing", {"on_demand", "spot"}).value_or("on_demand") == "spot" ? Pricing::spot
-                                                                                                   : Pricing::on_demand;
+  complete_batch(r, c, scenario.training().global_batch_sequences, dp_degree(c, *node));
+  c.pricing = r.optional_enum("pricing", kPricingNames).value_or(Pricing::on_demand);
   c.region = r.optional_string("region");
   c.zone = r.optional_string("zone");
   if (r.has("checkpoint_interval_minutes")) {

@@ -10,8 +10,8 @@
 
 #include "planner/catalog/catalog.hpp"
 #include "planner/scenario/scenario.hpp"
-#include "simulator/core/errors.hpp"
-#include "simulator/strategy/strategy_config.hpp"
+#include "simulator/spec/errors.hpp"
+#include "simulator/spec/strategy_config.hpp"
 
 namespace preflight {
 

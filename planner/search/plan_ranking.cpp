@@ -7,8 +7,8 @@
 
 #include <tbb/parallel_for.h>
 
-#include "planner/report/text_table.hpp"
-#include "planner/search/candidate_text.hpp"
+#include "planner/text/number_text.hpp"
+#include "planner/text/candidate_text.hpp"
 
 namespace preflight {
 

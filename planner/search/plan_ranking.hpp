@@ -4,7 +4,8 @@
 // winner and its alternatives are known and the next failure-free cost is above them, the rest is
 // pruned unseen. Then the cost-vs-time Pareto frontier.
 
-#include "planner/search/plan_search.hpp"
+#include "planner/scenario/scenario.hpp"
+#include "planner/search/plan.hpp"
 
 namespace preflight {
 

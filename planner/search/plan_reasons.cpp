@@ -2,10 +2,11 @@
 
 #include <algorithm>
 
-#include "planner/report/text_table.hpp"
-#include "planner/search/candidate_text.hpp"
+#include "planner/text/number_text.hpp"
+#include "planner/text/candidate_text.hpp"
 #include "planner/search/plan_ranking.hpp"
 #include "planner/search/search_space.hpp"
+#include "simulator/hardware/machine.hpp"
 #include "simulator/economics/run_defaults.hpp"
 
 namespace preflight {
@@ -41,7 +42,8 @@ std::string worse_text(const PlanEntry& a, const PlanEntry& w) {
 
 class Explainer {
  public:
-  Explainer(const Scenario& s, const Plan& p, const PlanOptions& o) : s_(s), p_(p), o_(o), w_(*p.best) {}
+  Explainer(const Scenario& s, const Plan& p, const PlanOptions& o)
+      : s_(s), p_(p), w_(*p.best), machine_(*w_.node, s.training().precision, o.run.profile) {}
 
   std::vector<std::string> lines() {
     const std::int64_t feasible = p_.counts[static_cast<int>(Verdict::feasible)];
@@ -83,7 +85,7 @@ class Explainer {
     c.recompute = Recompute::full;
     c.grad_accum = c.grad_accum * c.micro_batch;
     c.micro_batch = 1;
-    const Evaluation e = evaluate(s_, *w_.node, c, o_.run.profile);
+    const Evaluation e = evaluate(s_.workload, machine_, c, s_.constraints.vram_headroom);
     const MemoryEstimate& m = e.memory;
     if (!m.fits_gpu()) {
       return "needs " + gib(m.peak_bytes) + " per GPU even at micro-batch 1 with full recompute (" +
@@ -112,7 +114,7 @@ class Explainer {
       // Plain data parallelism spreads the batch over every GPU.
       c.parallelism = {};
       c.micro_batch = 1;
-      c.grad_accum = std::max<std::int64_t>(1, s_.training.global_batch_sequences / (c.nodes * w_.node->gpus_per_node));
+      c.grad_accum = std::max<std::int64_t>(1, s_.training().global_batch_sequences / (c.nodes * w_.node->gpus_per_node));
     }
     out_.push_back(plain_prefix() + to_string(sharding) + " does not fit here: it " + leanest_shortfall(c));
   }
@@ -169,7 +171,7 @@ class Explainer {
     c.recompute = Recompute::none;
     c.grad_accum = c.grad_accum * c.micro_batch;
     c.micro_batch = 1;
-    const Evaluation e = evaluate(s_, *w_.node, c, o_.run.profile);
+    const Evaluation e = evaluate(s_.workload, machine_, c, s_.constraints.vram_headroom);
     if (e.memory.fits_gpu()) {
       // It fits, so the search turned it down for time or cost, not memory.
       out_.push_back("without activation checkpointing micro-batch 1 fits (peak " + gib(e.memory.peak_bytes) +
@@ -231,8 +233,8 @@ class Explainer {
 
   const Scenario& s_;
   const Plan& p_;
-  const PlanOptions& o_;
   const PlanEntry& w_;
+  const Machine machine_;  // the winner's, for the variants it is compared with
   std::vector<std::string> out_;
 };
 

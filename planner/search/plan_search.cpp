@@ -2,49 +2,30 @@
 
 #include <chrono>
 #include <cmath>
+#include <memory>
 
 #include <tbb/parallel_for.h>
 
 #include "planner/scenario/strategy_config_reader.hpp"
-#include "planner/search/candidate_text.hpp"
+#include "planner/text/number_text.hpp"
+#include "planner/text/candidate_text.hpp"
 #include "planner/search/plan_ranking.hpp"
 #include "planner/search/plan_reasons.hpp"
 #include "planner/search/search_space.hpp"
-#include "simulator/core/errors.hpp"
 #include "simulator/economics/expected_run.hpp"
-#include "simulator/hardware/compute_model.hpp"
-#include "simulator/model/flops.hpp"
-#include "planner/report/text_table.hpp"
-#include "simulator/strategy/model_parallel.hpp"
+#include "simulator/hardware/machine.hpp"
+#include "simulator/model/stage_layout.hpp"
 
 namespace preflight {
-
-std::string to_string(Verdict v) {
-  switch (v) {
-    case Verdict::feasible: return "feasible";
-    case Verdict::oom: return "oom";
-    case Verdict::deadline: return "deadline";
-    case Verdict::budget: return "budget";
-    case Verdict::probability: return "probability";
-    case Verdict::invalid: return "invalid";
-    case Verdict::dominated: return "dominated";
-    case Verdict::bounded: return "cost_bound";
-  }
-  return "invalid";
-}
-
-void keep_nearest(MissSlots& misses, NearestMiss miss) {
-  std::optional<NearestMiss>& slot = misses[static_cast<int>(miss.reason)];
-  if (!slot || miss.shortfall < slot->shortfall) slot = std::move(miss);
-}
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 // What the search needs to know of a machine once, before its configurations.
-struct Machine {
+struct Searched {
   const NodeSpec* node = nullptr;
+  std::unique_ptr<Machine> resolved;  // rates, collectives, host figures: measured or named defaults
   int node_limit = 1;
   struct Price {
     Pricing pricing;
@@ -52,14 +33,13 @@ struct Machine {
   };
   std::vector<Price> priced;  // the scenario's pricings the machine lists, after its adjustments
   std::vector<Pricing> unpriced;
-  double peak_flops = 0.0;
   std::string unusable;  // why no configuration of it can be simulated (no peak for the precision)
 };
 
 // Configurations sharing machine, node count, sharding and micro-batch: their offload and recompute
 // variants are walked in order so dominance can skip the heavier ones.
 struct Group {
-  const Machine* machine = nullptr;
+  const Searched* machine = nullptr;
   int nodes = 1;
   Parallelism layout;
   Sharding sharding = Sharding::ddp;
@@ -81,9 +61,9 @@ bool lighter_or_equal(const StrategyConfig& a, const StrategyConfig& b) {
 // What any simulated step executes at least: every weight matmul, and half the attention products
 // (causal flash attention computes only the lower triangle; MFU's count takes all of it).
 double executed_flops_floor(const Scenario& s) {
-  const FlopsPerToken f = flops_per_token(s.model, s.training.seq_len);
-  return s.training.global_batch_tokens() * (f.forward_matmul + 0.5 * f.forward_attention) *
-         (1.0 + backward_to_forward_ratio(s.training.method));
+  const FlopsPerToken& f = s.workload.flops();
+  return s.training().global_batch_tokens() * (f.forward_matmul + 0.5 * f.forward_attention) *
+         (1.0 + backward_to_forward_ratio(s.training().method));
 }
 
 class Screen {
@@ -91,14 +71,15 @@ class Screen {
   Screen(const Scenario& s, const PlanOptions& o)
       : s_(s),
         o_(o),
-        steps_(std::ceil(s.training.tokens / s.training.global_batch_tokens())),
+        steps_(std::ceil(s.training().tokens / s.training().global_batch_tokens())),
         step_flops_(executed_flops_floor(s)) {}
 
-  std::vector<Machine> machines(const Catalog& catalog) const {
-    std::vector<Machine> out;
+  std::vector<Searched> machines(const Catalog& catalog) const {
+    std::vector<Searched> out;
     for (const NodeSpec* node : searched_machines(s_, catalog)) {
-      Machine m;
+      Searched m;
       m.node = node;
+      m.resolved = std::make_unique<Machine>(*node, s_.training().precision, o_.run.profile);
       m.node_limit = searched_node_limit(s_, *node);
       for (Pricing p : s_.search.pricing) {
         StrategyConfig probe;
@@ -110,11 +91,7 @@ class Screen {
           m.unpriced.push_back(p);
         }
       }
-      try {
-        m.peak_flops = peak_flops(node->gpu, s_.training.precision);
-      } catch (const InvalidConfig& e) {
-        m.unusable = e.what();
-      }
+      if (!m.resolved->has_rates()) m.unusable = m.resolved->rates_unavailable();
       out.push_back(std::move(m));
     }
     return out;
@@ -122,13 +99,13 @@ class Screen {
 
   // Groups of every machine and node count; node counts whose DP degree does not divide the global
   // batch are counted invalid here.
-  std::vector<Group> groups(const std::vector<Machine>& machines, GroupResult& invalid) const {
+  std::vector<Group> groups(const std::vector<Searched>& machines, GroupResult& invalid) const {
     std::vector<Group> out;
-    const std::int64_t global = s_.training.global_batch_sequences;
-    for (const Machine& m : machines) {
+    const std::int64_t global = s_.training().global_batch_sequences;
+    for (const Searched& m : machines) {
       for (int nodes = 1; nodes <= m.node_limit; ++nodes) {
         const int gpus = nodes * m.node->gpus_per_node;
-        for (const Parallelism& layout : parallelism_choices(s_.model, s_.training, *m.node, gpus)) {
+        for (const Parallelism& layout : parallelism_choices(s_.model(), s_.training(), *m.node, gpus)) {
           const int dp = gpus / (layout.tp * layout.pp);
           if (global % dp != 0 || !m.unusable.empty()) {
             const std::int64_t n = variants(*m.node, gpus, nodes, layout) *
@@ -155,7 +132,7 @@ class Screen {
 
   GroupResult run(const Group& g) const {
     GroupResult r;
-    const Machine& m = *g.machine;
+    const Searched& m = *g.machine;
     const int gpus = g.nodes * m.node->gpus_per_node;
     std::vector<StrategyConfig> fit;
     for (const Offload& offload : offload_choices(g.sharding, *m.node, gpus, g.layout)) {
@@ -187,11 +164,11 @@ class Screen {
   void count(GroupResult& r, Verdict v, std::size_t n) const { r.counts[static_cast<int>(v)] += static_cast<std::int64_t>(n); }
 
   // The model FLOPs of a step spread over every GPU at its peak: no simulated step can be shorter.
-  double step_lower_bound_seconds(const Machine& m, const StrategyConfig& c) const {
-    return step_flops_ / (static_cast<double>(c.nodes * m.node->gpus_per_node) * m.peak_flops);
+  double step_lower_bound_seconds(const Searched& m, const StrategyConfig& c) const {
+    return step_flops_ / (static_cast<double>(c.nodes * m.node->gpus_per_node) * m.resolved->peak_flops());
   }
 
-  void variant(const Machine& m, const StrategyConfig& base, std::vector<StrategyConfig>& fit, GroupResult& r) const {
+  void variant(const Searched& m, const StrategyConfig& base, std::vector<StrategyConfig>& fit, GroupResult& r) const {
     count(r, Verdict::invalid, m.unpriced.size());
     for (Pricing p : m.unpriced) {
       keep_nearest(r.misses, Verdict::invalid, 0.0, false, [&] { return m.node->id + " lists no " + to_string(p) + " price"; });
@@ -202,7 +179,7 @@ class Screen {
       if (lighter_or_equal(f, base)) return count(r, Verdict::dominated, priced);
     }
     const auto label = [&] { return candidate_text(*m.node, base); };
-    MemoryEstimate memory = estimate_memory(s_.model, s_.training, base, *m.node, s_.constraints.vram_headroom);
+    MemoryEstimate memory = estimate_memory(s_.workload, base, *m.node, s_.constraints.vram_headroom);
     if (!memory.fits_host() || !memory.fits_nvme()) {
       const bool host = !memory.fits_host();
       const double need = host ? memory.host_bytes_per_node : memory.nvme_bytes_per_node;
@@ -226,7 +203,7 @@ class Screen {
       return;
     }
     std::vector<Pricing> pricings;
-    for (const Machine::Price& price : m.priced) {
+    for (const Searched::Price& price : m.priced) {
       const double lb_usd = lb_hours * price.usd_per_node_hour * base.nodes;
       if (s_.constraints.budget_usd && lb_usd > *s_.constraints.budget_usd) {
         count(r, Verdict::budget, 1);
@@ -241,7 +218,7 @@ class Screen {
     }
     if (pricings.empty()) return;
 
-    Evaluation e = evaluate(s_, *m.node, base, o_.run.profile);
+    Evaluation e = evaluate(s_.workload, *m.resolved, base, s_.constraints.vram_headroom);
     ++r.simulated;
     if (!e.step) {
       count(r, Verdict::invalid, pricings.size());
@@ -264,12 +241,12 @@ class Screen {
     return completion_probability_bound(e.run.inputs, *s_.constraints.deadline_hours);
   }
 
-  void priced_run(const Machine& m, const Evaluation& e, Pricing pricing, GroupResult& r) const {
+  void priced_run(const Searched& m, const Evaluation& e, Pricing pricing, GroupResult& r) const {
     PlanEntry entry;
     entry.node = m.node;
     entry.evaluation = e;
     entry.evaluation.config.pricing = pricing;
-    entry.run = prepare_run(s_, *m.node, entry.config(), e.step->seconds(), o_.run);
+    entry.run = prepare_run(s_, *m.resolved, entry.config(), e.step->seconds(), o_.run);
     const auto label = [&] { return candidate_text(*m.node, entry.config()); };
     const double hours = entry.run.outcome.failure_free_hours;
     if (s_.constraints.deadline_hours && hours > *s_.constraints.deadline_hours) {
@@ -306,7 +283,7 @@ Plan search_plan(const Scenario& scenario, const Catalog& catalog, const PlanOpt
   Plan plan;
   plan.scenario = scenario.name;
   const Screen screen(scenario, options);
-  const std::vector<Machine> machines = screen.machines(catalog);
+  const std::vector<Searched> machines = screen.machines(catalog);
   GroupResult total;
   const std::vector<Group> groups = screen.groups(machines, total);
   std::vector<GroupResult> results(groups.size());

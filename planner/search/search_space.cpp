@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "planner/io/json_reader.hpp"
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight {
 
@@ -47,8 +47,6 @@ std::vector<const NodeSpec*> searched_machines(const Scenario& s, const Catalog&
 int searched_node_limit(const Scenario& s, const NodeSpec& node) {
   return std::min(s.search.max_nodes, node.node_limit());
 }
-
-bool model_parallel(const Parallelism& layout) { return layout.tp > 1 || layout.pp > 1; }
 
 std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const TrainingJob& job, const NodeSpec& node, int gpus) {
   std::vector<Parallelism> out{Parallelism{}};

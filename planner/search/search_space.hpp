@@ -41,8 +41,6 @@ std::vector<Sharding> sharding_choices(int gpus, int nodes, const Parallelism& l
 // beside tensor or pipeline parallelism.
 std::vector<Offload> offload_choices(Sharding sharding, const NodeSpec& node, int gpus, const Parallelism& layout = {});
 
-bool model_parallel(const Parallelism& layout);
-
 // Divisors of the per-rank batch up to kMaxMicroBatch, ascending.
 std::vector<std::int64_t> micro_batch_choices(std::int64_t per_rank_batch);
 

@@ -2,9 +2,8 @@
 
 #include <map>
 
-#include "planner/report/text_table.hpp"
-#include "planner/search/candidate_text.hpp"
-#include "simulator/core/errors.hpp"
+#include "planner/text/number_text.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight {
 

@@ -7,7 +7,7 @@
 #include <tbb/parallel_for.h>
 
 #include "planner/io/json_reader.hpp"
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight {
 

@@ -1,8 +1,9 @@
 #include "planner/sweep/sweep_row.hpp"
 
 #include "planner/io/json_reader.hpp"
-#include "planner/report/result_json.hpp"
-#include "planner/search/candidate_text.hpp"
+#include "planner/scenario/strategy_config_json.hpp"
+#include "planner/text/number_text.hpp"
+#include "planner/text/candidate_text.hpp"
 
 namespace preflight {
 

@@ -6,13 +6,19 @@
 #include <optional>
 #include <string>
 
-#include "simulator/memory/parameter_footprint.hpp"
-#include "simulator/strategy/strategy_config.hpp"
+#include "simulator/model/parameter_footprint.hpp"
+#include "simulator/spec/enum_names.hpp"
+#include "simulator/spec/strategy_config.hpp"
 
 namespace preflight {
 
 enum class CheckpointStorage { local_nvme, network_fs, object_store };
 enum class CheckpointMode { synchronous, asynchronous };
+inline constexpr EnumNames<CheckpointStorage, 3> kCheckpointStorageNames{{{CheckpointStorage::local_nvme, "nvme"},
+                                                                          {CheckpointStorage::network_fs, "network"},
+                                                                          {CheckpointStorage::object_store, "object_store"}}};
+inline constexpr EnumNames<CheckpointMode, 2> kCheckpointModeNames{
+    {{CheckpointMode::synchronous, "sync"}, {CheckpointMode::asynchronous, "async"}}};
 
 struct CheckpointSettings {
   CheckpointStorage storage = CheckpointStorage::local_nvme;

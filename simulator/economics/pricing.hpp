@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "simulator/hardware/node_spec.hpp"
-#include "simulator/strategy/strategy_config.hpp"
+#include "simulator/spec/node_spec.hpp"
+#include "simulator/spec/strategy_config.hpp"
 
 namespace preflight {
 

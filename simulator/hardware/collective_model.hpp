@@ -4,20 +4,11 @@
 // nccl-tests tables from a calibration profile (falling back to the analytical model where the
 // profile has no table).
 
-#include <map>
-#include <optional>
-#include <utility>
 #include <vector>
 
+#include "simulator/spec/collective_table.hpp"
+
 namespace preflight {
-
-enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast };
-
-struct CollectiveGroup {
-  int ranks = 1;
-  int ranks_per_node = 1;
-  int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }
-};
 
 // nccl-tests' bus-bandwidth factor (PERFORMANCE.md): busbw = algbw x factor, where algbw = bytes / time.
 // 2(n-1)/n for all-reduce, (n-1)/n for all-gather and reduce-scatter, 1 for broadcast.
@@ -47,13 +38,6 @@ class AnalyticalCollectives : public CollectiveModel {
 
  private:
   LinkBandwidths links_;
-};
-
-// One measured curve: nccl-tests time for each buffer size, for one operation and rank count.
-struct CollectiveTable {
-  CollectiveOp op = CollectiveOp::all_reduce;
-  int ranks = 2;
-  std::vector<std::pair<double, double>> points;  // (bytes, seconds), ascending bytes
 };
 
 // Interpolates linearly in size between measured points; below the first point the first time (the

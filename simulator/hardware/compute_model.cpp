@@ -4,9 +4,8 @@
 #include <cmath>
 
 #include "simulator/hardware/compute_defaults.hpp"
-#include "simulator/memory/memory_defaults.hpp"
-#include "simulator/model/parameter_count.hpp"
-#include "simulator/core/errors.hpp"
+#include "simulator/model/numeric_formats.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight {
 
@@ -27,14 +26,10 @@ double peak_flops(const GpuSpec& gpu, Precision precision) {
   return *tflops * 1e12;
 }
 
-DeviceRates device_rates(const GpuSpec& gpu, Precision precision, const CalibrationProfile* profile) {
-  DeviceRates r{peak_flops(gpu, precision) * cd::kMatmulPeakFraction,
-                gpu.memory_bandwidth_bytes_per_second * cd::kMemoryBandwidthFraction, cd::kKernelFloorSeconds,
-                static_cast<double>(gpu.sm_count.value_or(0)), std::nullopt};
-  if (profile == nullptr || !profile->applies_to(gpu.id)) return r;
-  r.measured_matmul = MatmulRates::from(profile->matmul, to_string(precision));
-  if (profile->device_memory.copy_bytes_per_second) r.memory_bytes_per_second = *profile->device_memory.copy_bytes_per_second;
-  return r;
+DeviceRates default_device_rates(const GpuSpec& gpu, Precision precision) {
+  return {peak_flops(gpu, precision) * cd::kMatmulPeakFraction,
+          gpu.memory_bandwidth_bytes_per_second * cd::kMemoryBandwidthFraction, cd::kKernelFloorSeconds,
+          static_cast<double>(gpu.sm_count.value_or(0)), std::nullopt};
 }
 
 double gemm_shape_efficiency(const Kernel& k, double sm_count) {
@@ -67,8 +62,6 @@ void PassCost::add(const Kernel& k, const DeviceRates& rates) {
 
 namespace {
 
-double activation_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
-
 // A (m x k) x (k x n) matmul, `batch` times, in `a`-byte elements.
 Kernel gemm(double m, double n, double k, double a, double batch = 1.0) {
   return {2.0 * m * n * k * batch, a * (m * k + k * n + m * n) * batch, m, n, k};
@@ -84,7 +77,7 @@ void linear(LayerCost& c, double tokens, double in, double out, double a, bool f
 // bitsandbytes dequantizes an NF4 weight into a 16-bit copy before the forward matmul and again
 // before the input-gradient matmul: read the 4-bit blocks, write 16 bits per weight.
 void dequantize(LayerCost& c, double weights, double a, const DeviceRates& r) {
-  const Kernel k{0.0, weights * (memory_defaults::kNf4BytesPerWeight + a)};
+  const Kernel k{0.0, weights * (kNf4BytesPerWeight + a)};
   c.forward.add(k, r);
   c.backward.add(k, r);
 }
@@ -128,7 +121,8 @@ void attention_core(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in,
 
 }  // namespace
 
-LayerCost layer_cost(const ModelSpec& m, const LayerCostInputs& in, const DeviceRates& r) {
+LayerCost layer_cost(const Workload& w, const LayerCostInputs& in, const DeviceRates& r) {
+  const ModelSpec& m = w.model();
   const double a = activation_bytes(in.precision);
   const double t = static_cast<double>(in.micro_batch * in.seq_len);
   const double h = static_cast<double>(m.hidden);
@@ -142,7 +136,7 @@ LayerCost layer_cost(const ModelSpec& m, const LayerCostInputs& in, const Device
 
   LayerCost c;
   if (in.quantized_weights) {
-    for (const LinearShape& l : layer_linears(m)) dequantize(c, static_cast<double>(l.weights()), a, r);
+    for (const LinearShape& l : w.linears()) dequantize(c, static_cast<double>(l.weights()), a, r);
   }
   streaming(c, 2.0 * a * st * h, r);  // input norm
   linear(c, t, h, q + 2.0 * kv, a, frozen, r);
@@ -163,7 +157,7 @@ LayerCost layer_cost(const ModelSpec& m, const LayerCostInputs& in, const Device
   streaming(c, 3.0 * a * st * h, r);  // residual add
   if (in.lora != nullptr) {
     // Each adapted module adds A (in -> r) and B (r -> out), both trained.
-    for (const LinearShape& l : layer_linears(m)) {
+    for (const LinearShape& l : w.linears()) {
       if (std::find(in.lora->targets.begin(), in.lora->targets.end(), l.name) == in.lora->targets.end()) continue;
       const double tokens = l.copies > 1 ? routed : t;
       linear(c, tokens, static_cast<double>(l.in) / tp, static_cast<double>(in.lora->rank), a, false, r);

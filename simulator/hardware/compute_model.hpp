@@ -6,12 +6,10 @@
 #include <cstdint>
 #include <optional>
 
-#include "simulator/calibration/calibration_profile.hpp"
-#include "simulator/calibration/matmul_rates.hpp"
-#include "simulator/hardware/gpu_spec.hpp"
-#include "simulator/memory/parameter_footprint.hpp"
-#include "simulator/model/model_spec.hpp"
-#include "simulator/training/training_job.hpp"
+#include "simulator/hardware/matmul_rates.hpp"
+#include "simulator/model/workload.hpp"
+#include "simulator/spec/gpu_spec.hpp"
+#include "simulator/spec/training_job.hpp"
 
 namespace preflight {
 
@@ -27,10 +25,10 @@ struct DeviceRates {
 // the catalog has no published figure.
 double peak_flops(const GpuSpec& gpu, Precision precision);
 
-// Throws InvalidConfig("instance", ...) when the catalog has no peak for the precision. With a
-// profile of this GPU, its measured matmul rates (by shape) and device memory bandwidth replace the
-// peak x kMatmulPeakFraction and datasheet x kMemoryBandwidthFraction defaults.
-DeviceRates device_rates(const GpuSpec& gpu, Precision precision, const CalibrationProfile* profile = nullptr);
+// The named defaults: peak x kMatmulPeakFraction and datasheet bandwidth x kMemoryBandwidthFraction
+// (a Machine puts a profile's measurements in their place). Throws InvalidConfig("instance", ...) when
+// the catalog has no peak for the precision.
+DeviceRates default_device_rates(const GpuSpec& gpu, Precision precision);
 
 struct Kernel {
   double flops = 0.0;
@@ -77,7 +75,7 @@ struct LayerCostInputs {
   bool sequence_parallel = false;
 };
 
-LayerCost layer_cost(const ModelSpec& model, const LayerCostInputs& in, const DeviceRates& rates);
+LayerCost layer_cost(const Workload& workload, const LayerCostInputs& in, const DeviceRates& rates);
 // Embedding lookup, final norm, lm_head and the cross-entropy loss.
 LayerCost head_cost(const ModelSpec& model, const LayerCostInputs& in, const DeviceRates& rates);
 // A fused Adam/SGD step over `params` parameters held on this GPU.

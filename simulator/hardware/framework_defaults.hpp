@@ -12,7 +12,7 @@
 // Megatron-DeepSpeed A100 runs spend ~3 ms per layer and micro-batch): a calibration profile with a
 // "framework" object, measured on the training machine, replaces them.
 
-#include "simulator/calibration/calibration_profile.hpp"
+#include "simulator/spec/calibration_profile.hpp"
 
 namespace preflight::framework_defaults {
 

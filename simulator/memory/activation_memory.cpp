@@ -3,16 +3,11 @@
 #include <algorithm>
 
 #include "simulator/memory/memory_defaults.hpp"
-#include "simulator/model/parameter_count.hpp"
+#include "simulator/model/numeric_formats.hpp"
 
 namespace preflight {
 
 namespace {
-
-double activation_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
-
-// Transformer Engine keeps the fp8 cast of each GEMM input for backward instead of the 16-bit one.
-double gemm_input_bytes(Precision p) { return p == Precision::fp8 ? 1.0 : activation_bytes(p); }
 
 struct LayerTerms {
   double attention_core = 0.0;  // what selective recompute drops: softmax and its dropout
@@ -20,7 +15,8 @@ struct LayerTerms {
   double outside = 0.0;         // norm inputs, the QKV and MLP inputs, dropout masks: split only by sequence parallelism
 };
 
-LayerTerms layer_terms(const ModelSpec& m, const ActivationInputs& in) {
+LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
+  const ModelSpec& m = w.model();
   const double a = activation_bytes(in.precision);
   const double g = gemm_input_bytes(in.precision);
   const double h = static_cast<double>(m.hidden);
@@ -56,7 +52,7 @@ LayerTerms layer_terms(const ModelSpec& m, const ActivationInputs& in) {
 
   if (in.lora != nullptr && !in.lora->targets.empty()) {
     // Each adapted module keeps the adapter input after dropout (plus its mask) and A's output.
-    for (const LinearShape& l : layer_linears(m)) {
+    for (const LinearShape& l : w.linears()) {
       if (std::find(in.lora->targets.begin(), in.lora->targets.end(), l.name) == in.lora->targets.end()) continue;
       const double copies = l.copies > 1 ? top_k : 1.0;
       const double dropout_bytes = in.lora->dropout > 0.0 ? (a + 1.0) * static_cast<double>(l.in) : 0.0;
@@ -85,15 +81,16 @@ ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig&
   return in;
 }
 
-double layer_activation_bytes_per_token(const ModelSpec& model, const ActivationInputs& in) {
-  const LayerTerms t = layer_terms(model, in);
+double layer_activation_bytes_per_token(const Workload& workload, const ActivationInputs& in) {
+  const LayerTerms t = layer_terms(workload, in);
   return t.rest + t.outside + t.attention_core;
 }
 
-ActivationMemory activation_memory(const ModelSpec& m, const ActivationInputs& in) {
+ActivationMemory activation_memory(const Workload& w, const ActivationInputs& in) {
+  const ModelSpec& m = w.model();
   const double tokens = static_cast<double>(in.seq_len * in.micro_batch);
   const double a = activation_bytes(in.precision);
-  const LayerTerms t = layer_terms(m, in);
+  const LayerTerms t = layer_terms(w, in);
   const double full_layer = (t.rest + t.outside + t.attention_core) * tokens;
   // What leaves a rank whole unless sequence parallelism splits it along the sequence.
   const double sp = in.sequence_parallel ? static_cast<double>(in.tp) : 1.0;

@@ -6,9 +6,8 @@
 
 #include <cstdint>
 
-#include "simulator/model/model_spec.hpp"
-#include "simulator/strategy/strategy_config.hpp"
-#include "simulator/training/training_job.hpp"
+#include "simulator/model/workload.hpp"
+#include "simulator/spec/strategy_config.hpp"
 
 namespace preflight {
 
@@ -44,8 +43,8 @@ struct ActivationMemory {
 ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig& config);
 
 // Bytes one layer keeps per token without any recompute (the 34h + 5as of Korthikanti for GPT).
-double layer_activation_bytes_per_token(const ModelSpec& model, const ActivationInputs& in);
+double layer_activation_bytes_per_token(const Workload& workload, const ActivationInputs& in);
 
-ActivationMemory activation_memory(const ModelSpec& model, const ActivationInputs& in);
+ActivationMemory activation_memory(const Workload& workload, const ActivationInputs& in);
 
 }  // namespace preflight

@@ -2,12 +2,9 @@
 // Named defaults of the memory model, each with the reason it has the value it has. A calibration
 // profile or a scenario may override the ones that depend on the software stack.
 
-#include <cstdint>
+#include "simulator/spec/units.hpp"
 
 namespace preflight::memory_defaults {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // CUDA context plus the kernels PyTorch loads lazily (CUDA >= 11.7): 300-600 MiB per process on
 // A100/H100 in nvidia-smi before the first allocation. The upper end, since an OOM check must not
@@ -47,14 +44,6 @@ constexpr double kNvmeStagingBytesPerRank = 2.0 * kGiB;
 // cross_entropy keeps the fp32 log-softmax for backward (4 more); the lm_head output itself is in
 // the activation dtype. This is the peak for 128k-token vocabularies.
 constexpr double kLossBytesPerLogit = 8.0;
-
-// bitsandbytes NF4 with double quantization (QLoRA paper, section 3): 4 bits per weight, an 8-bit
-// absmax per block of 64, and an fp32 second-level constant per 256 blocks.
-constexpr double kNf4BytesPerWeight = 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0);
-
-// bitsandbytes 8-bit optimizers: one byte per state, block-wise quantization with an fp32 absmax
-// per block of 256 (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
-constexpr double kAdam8bitBytesPerParam = 2.0 * (1.0 + 4.0 / 256.0);
 
 // Default VRAM headroom when the scenario gives none: memory the model does not see (driver
 // reservations, other processes, allocator variance between runs).

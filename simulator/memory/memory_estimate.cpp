@@ -2,10 +2,9 @@
 
 #include <algorithm>
 
-#include "simulator/core/errors.hpp"
+#include "simulator/spec/errors.hpp"
 #include "simulator/memory/memory_defaults.hpp"
-#include "simulator/model/parameter_count.hpp"
-#include "simulator/strategy/model_parallel.hpp"
+#include "simulator/model/stage_layout.hpp"
 
 namespace preflight {
 
@@ -14,7 +13,7 @@ namespace md = memory_defaults;
 void validate_memory_config(const StrategyConfig& c) {
   const ShardingScheme scheme = sharding_scheme(c.sharding);
   const bool any_offload = c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none;
-  if ((c.parallelism.tp > 1 || c.parallelism.pp > 1) && (scheme.stage > 1 || any_offload)) {
+  if (model_parallel(c.parallelism) && (scheme.stage > 1 || any_offload)) {
     // Megatron shards only the optimizer (its distributed optimizer, ZeRO-1) beside TP/PP, and
     // DeepSpeed refuses ZeRO-2/3 with its pipeline engine.
     throw InvalidConfig("sharding", "tensor and pipeline parallelism combine with ddp or zero1 (Megatron's distributed "
@@ -38,8 +37,17 @@ void validate_memory_config(const StrategyConfig& c) {
   }
 }
 
-MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingJob& job, const StrategyConfig& c,
-                               const NodeSpec& node, double vram_headroom) {
+double resident_bytes(const MemoryEstimate& m) {
+  const MemoryBreakdown& g = m.gpu;
+  // Fragmentation is a share of the activations' churn, so it goes with them.
+  return g.total() - g.activations - g.logits - g.gathered_params - g.fragmentation;
+}
+
+bool resident_exceeds_capacity(const MemoryEstimate& m) { return resident_bytes(m) > m.usable_bytes; }
+
+MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const NodeSpec& node, double vram_headroom) {
+  const ModelSpec& model = w.model();
+  const TrainingJob& job = w.job();
   validate_memory_config(c);
   validate_parallelism(model, c.parallelism, c.nodes * node.gpus_per_node, node.gpus_per_node);
   if (!schedule_accepts(c.parallelism, c.grad_accum)) {
@@ -49,7 +57,7 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingJob& job, c
   }
   const double world = static_cast<double>(c.nodes) * node.gpus_per_node;
   const double dp = world / static_cast<double>(c.parallelism.tp * c.parallelism.pp);
-  const StageLayout stages = stage_layout(model, c.parallelism);
+  const StageLayout stages = stage_layout(model, w.count(), c.parallelism);
 
   ShardingLayout layout;
   layout.scheme = sharding_scheme(c.sharding);
@@ -58,17 +66,16 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingJob& job, c
   layout.zero_init = c.zero_init;
   layout.gpus_per_node = node.gpus_per_node;
   layout.world_size = dp;  // the data-parallel group: tensor and pipeline ranks hold different weights
-  layout.megatron = c.parallelism.tp > 1 || c.parallelism.pp > 1;
+  layout.megatron = model_parallel(c.parallelism);
 
-  const ParameterFootprint footprint = stage_footprint(parameter_footprint(model, job), stages);
-  const StateBytes bytes = state_bytes(job.precision, job.optimizer, job.method != Method::full);
-  const ModelStateMemory states = model_state_memory(footprint, bytes, layout);
+  const ParameterFootprint footprint = stage_footprint(w.footprint(), stages);
+  const ModelStateMemory states = model_state_memory(footprint, w.state_bytes(), layout);
 
   ActivationInputs act_in = activation_inputs(job, c);
   act_in.stage_layers = stages.layers_per_stage;
   act_in.in_flight_micro_batches = std::min(stages.in_flight_micro_batches, static_cast<double>(c.grad_accum));
   // Conservative under pipelining: the first stage's in-flight activations plus the last stage's logits.
-  const ActivationMemory act = activation_memory(model, act_in);
+  const ActivationMemory act = activation_memory(w, act_in);
 
   MemoryEstimate e;
   MemoryBreakdown& g = e.gpu;
@@ -84,7 +91,7 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingJob& job, c
   g.workspace = md::kCublasWorkspaceBytes;
   if (job.method == Method::qlora) {
     // bitsandbytes dequantizes one 4-bit weight to 16 bits for each matmul.
-    g.workspace += 2.0 * static_cast<double>(count_parameters(model).largest_block_linear);
+    g.workspace += 2.0 * static_cast<double>(w.count().largest_block_linear);
   }
   g.fragmentation = md::kAllocatorFragmentationOfActivations * (g.activations + g.logits);
 

@@ -5,12 +5,11 @@
 // The peak is the sum of every component, as if all were alive at once: conservative for an OOM
 // check. The step simulator's timeline refines it to the real moment of the peak.
 
-#include "simulator/hardware/node_spec.hpp"
 #include "simulator/memory/activation_memory.hpp"
 #include "simulator/memory/model_state_memory.hpp"
-#include "simulator/model/model_spec.hpp"
-#include "simulator/strategy/strategy_config.hpp"
-#include "simulator/training/training_job.hpp"
+#include "simulator/model/workload.hpp"
+#include "simulator/spec/node_spec.hpp"
+#include "simulator/spec/strategy_config.hpp"
 
 namespace preflight {
 
@@ -56,7 +55,15 @@ struct MemoryEstimate {
 // throws InvalidConfig naming the problem.
 void validate_memory_config(const StrategyConfig& config);
 
-MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingJob& job, const StrategyConfig& config,
-                               const NodeSpec& node, double vram_headroom);
+MemoryEstimate estimate_memory(const Workload& workload, const StrategyConfig& config, const NodeSpec& node,
+                               double vram_headroom);
+
+// What stays on the GPU for the whole step: everything but activations, logits, the gathered
+// ZeRO-3 module and the allocator's share of the activations' churn.
+double resident_bytes(const MemoryEstimate& memory);
+
+// Whether a config cannot fit even before activations: what stays resident alone exceeds the usable
+// memory. Cheap; lets searches skip the simulation.
+bool resident_exceeds_capacity(const MemoryEstimate& memory);
 
 }  // namespace preflight

@@ -10,8 +10,8 @@
 //   gathered module under ZeRO-3 (`grad_buffers` and `gathered_params`). DeepSpeed's own estimator
 //   (docs memory.rst) counts those, and so do we.
 
-#include "simulator/memory/parameter_footprint.hpp"
-#include "simulator/strategy/strategy_config.hpp"
+#include "simulator/model/parameter_footprint.hpp"
+#include "simulator/spec/strategy_config.hpp"
 
 namespace preflight {
 

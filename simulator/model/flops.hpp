@@ -2,8 +2,8 @@
 // Floating-point operations of a training step, counted the way MFU is (Narayanan et al. 2021,
 // appendix; PaLM appendix B): 2 FLOPs per multiply-accumulate, causal attention not halved.
 
-#include "simulator/model/model_spec.hpp"
-#include "simulator/training/training_job.hpp"
+#include "simulator/spec/model_spec.hpp"
+#include "simulator/spec/training_job.hpp"
 
 namespace preflight {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "simulator/model/model_spec.hpp"
+#include "simulator/spec/model_spec.hpp"
 
 namespace preflight {
 

@@ -1,37 +1,24 @@
 #include "support/megatron_run.hpp"
 
+#include "support/fixtures.hpp"
+
 #include "simulator/memory/memory_estimate.hpp"
 
 namespace preflight::test {
 
 ModelSpec megatron_gpt(std::int64_t hidden, std::int64_t heads, std::int64_t layers, std::int64_t seq, std::int64_t vocab) {
-  ModelSpec m;
-  m.id = "megatron-gpt";
-  m.hidden = hidden;
-  m.heads = m.kv_heads = heads;
-  m.head_dim = hidden / heads;
-  m.layers = layers;
-  m.intermediate = 4 * hidden;
-  m.vocab = vocab;
-  m.max_seq_len = seq;
-  m.tied_embeddings = true;
-  m.learned_positions = true;
-  m.mlp = MlpKind::plain;
-  m.norm = NormKind::layer;
-  m.qkv_bias = m.o_bias = m.mlp_bias = true;
-  m.attention_dropout = m.hidden_dropout = 0.1;
-  return m;
+  return fixtures::gpt2_style("megatron-gpt", hidden, layers, heads, vocab, seq);
 }
 
 std::unique_ptr<MegatronStep> megatron_step(const ModelSpec& model, const MegatronRun& run, const NodeSpec& node,
-                                            const CollectiveModel& collectives) {
+                                            const CalibrationProfile* profile) {
   auto step = std::make_unique<MegatronStep>();
-  TrainingJob& job = step->job;
+  TrainingJob job;
   job.seq_len = model.max_seq_len;
   job.tokens = 1e9;
   job.global_batch_sequences = run.global_batch;
   job.precision = Precision::fp16;
-  NodeSpec& machine = step->machine;
+  NodeSpec& machine = step->node;
   machine = node;
   int nodes = 1;
   if (run.gpus <= node.gpus_per_node) {
@@ -49,20 +36,20 @@ std::unique_ptr<MegatronStep> megatron_step(const ModelSpec& model, const Megatr
   c.micro_batch = run.micro_batch;
   const std::int64_t dp = run.gpus / (run.parallelism.tp * run.parallelism.pp);
   c.grad_accum = run.global_batch / (dp * run.micro_batch);
+  step->workload = std::make_unique<const Workload>(model, job);
+  step->machine = std::make_unique<const Machine>(machine, job.precision, profile);
   StepInputs& in = step->in;
-  in.model = &model;
-  in.job = &job;
+  in.workload = step->workload.get();
+  in.machine = step->machine.get();
   in.config = c;
-  in.node = &machine;
-  in.collectives = &collectives;
-  in.memory = estimate_memory(model, job, c, machine, 0.0);
+  in.memory = estimate_memory(*step->workload, c, machine, 0.0);
   in.overlap_gradient_sync = false;
   return step;
 }
 
 double megatron_iteration_seconds(const ModelSpec& model, const MegatronRun& run, const NodeSpec& node,
-                                  const CollectiveModel& collectives) {
-  return simulate_step(megatron_step(model, run, node, collectives)->in).time.seconds();
+                                  const CalibrationProfile* profile) {
+  return simulate_step(megatron_step(model, run, node, profile)->in).time.seconds();
 }
 
 }  // namespace preflight::test

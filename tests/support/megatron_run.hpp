@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <memory>
 
-#include "simulator/hardware/collective_model.hpp"
-#include "simulator/hardware/node_spec.hpp"
-#include "simulator/model/model_spec.hpp"
-#include "simulator/strategy/step_graph.hpp"
-#include "simulator/strategy/strategy_config.hpp"
+#include "simulator/hardware/machine.hpp"
+#include "simulator/model/workload.hpp"
+#include "simulator/spec/calibration_profile.hpp"
+#include "simulator/spec/model_spec.hpp"
+#include "simulator/spec/node_spec.hpp"
+#include "simulator/spec/strategy_config.hpp"
+#include "simulator/step/step_graph.hpp"
 
 namespace preflight::test {
 
@@ -25,16 +27,19 @@ struct MegatronRun {
 };
 
 // The step's inputs (they point into the object, which therefore stays put): fp16, gradient
-// all-reduce after backward (Megatron's local DDP, no bucketing), no flash attention.
+// all-reduce after backward (Megatron's local DDP, no bucketing), no flash attention. The machine
+// is `node` cut to the run's GPUs when they fit in one; `profile` (its collectives: measured
+// nccl-tests tables) applies where it describes the node's GPU, the analytical model elsewhere.
 struct MegatronStep {
-  TrainingJob job;
-  NodeSpec machine;
+  NodeSpec node;
+  std::unique_ptr<const Workload> workload;
+  std::unique_ptr<const Machine> machine;
   StepInputs in;
 };
 std::unique_ptr<MegatronStep> megatron_step(const ModelSpec& model, const MegatronRun& run, const NodeSpec& node,
-                                            const CollectiveModel& collectives);
+                                            const CalibrationProfile* profile = nullptr);
 
 double megatron_iteration_seconds(const ModelSpec& model, const MegatronRun& run, const NodeSpec& node,
-                                  const CollectiveModel& collectives);
+                                  const CalibrationProfile* profile = nullptr);
 
 }  // namespace preflight::test

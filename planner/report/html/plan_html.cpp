@@ -1,12 +1,12 @@
 #include "planner/report/html/plan_html.hpp"
-#include "simulator/memory/memory_defaults.hpp"
+#include "simulator/spec/units.hpp"
 
 #include "planner/report/html/chartjs_bundle.hpp"
 #include "planner/report/plan_rows.hpp"
 #include "planner/report/result_json.hpp"
-#include "planner/report/text_table.hpp"
-#include "planner/search/candidate_text.hpp"
-#include "simulator/core/errors.hpp"
+#include "planner/text/number_text.hpp"
+#include "planner/text/candidate_text.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight {
 
@@ -60,7 +60,7 @@ nlohmann::ordered_json memory_data(const Plan& p) {
     const MemoryEstimate& m = e->evaluation.memory;
     const MemoryBreakdown& g = m.gpu;
     labels.push_back(std::to_string(e->config().nodes) + " x " + e->config().instance + " " + to_string(e->config().pricing));
-    const auto gib = [](double b) { return rounded(b / memory_defaults::kGiB, 3); };
+    const auto gib = [](double b) { return rounded(b / kGiB, 3); };
     parts["params"].push_back(gib(g.params + g.gathered_params));
     parts["grads"].push_back(gib(g.grads + g.grad_buffers));
     parts["optimizer"].push_back(gib(g.optimizer));

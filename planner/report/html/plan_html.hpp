@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planner/search/plan_search.hpp"
+#include "planner/search/plan.hpp"
 
 namespace preflight {
 

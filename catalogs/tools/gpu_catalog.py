@@ -1,0 +1,275 @@
+"""gpus.json from the reference gpus.csv plus the GPU_EXTRA table (names, notes, SM counts, and T4,
+which the CSV lacks)."""
+
+import os
+import re
+
+from reference_csv import num, read_commented_csv
+
+# (csv gpu, csv form_factor, memory variant or None) -> catalog id, in output order.
+GPU_ROWS = [
+    ("v100-16gb", "V100", "SXM2", 16),
+    ("v100-32gb", "V100", "SXM2", 32),
+    ("a10", "A10", "PCIe", None),
+    ("a10g", "A10G", "PCIe (AWS-only)", None),
+    ("t4", None, None, None),  # not in gpus.csv: GPU_EXTRA["t4"]["row"]
+    ("l4", "L4", "PCIe", None),
+    ("l40s", "L40S", "PCIe", None),
+    ("a100-40gb", "A100-40GB", "SXM4", None),
+    ("a100-80gb", "A100-80GB", "SXM4", None),
+    ("a100-40gb-pcie", "A100-40GB", "PCIe", None),
+    ("a100-80gb-pcie", "A100-80GB", "PCIe", None),
+    ("h100-80gb", "H100", "SXM5", None),
+    ("h100-pcie-80gb", "H100", "PCIe 80GB", None),
+    ("h100-nvl", "H100 NVL", "PCIe 94GB", None),
+    ("h200", "H200", "SXM", None),
+    ("b200", "B200", "HGX (SXM)", None),
+    ("rtx3090", "RTX 3090", "PCIe", None),
+    ("rtx4090", "RTX 4090", "PCIe", None),
+]
+
+AS_OF_NOTE = ("as_of is the date the figures were transcribed into the reference folder; "
+              "the datasheet revision date was not recorded.")
+
+GPU_EXTRA = {
+    "v100-16gb": {
+        "name": "NVIDIA Tesla V100 16GB SXM2",
+        "sm_count": 80,
+        "sm_count_source": "Volta whitepaper: 80 SMs (5120 CUDA cores / 64 per SM)",
+        "notes": "No bf16/tf32/fp8 in hardware (Volta). fp16 is the tensor-core peak. "
+                 "Also used for Azure NCv3 (documented by Azure only as 'Tesla V100'); "
+                 "the V100 PCIe part is ~10% slower (112 fp16 / 14 fp32 per gpus.csv).",
+    },
+    "v100-32gb": {
+        "name": "NVIDIA Tesla V100 32GB SXM2",
+        "sm_count": 80,
+        "sm_count_source": "Volta whitepaper: 80 SMs (5120 CUDA cores / 64 per SM)",
+        "notes": "No bf16/tf32/fp8 in hardware (Volta). fp16 is the tensor-core peak.",
+    },
+    "a10": {
+        "name": "NVIDIA A10",
+        "sm_count": 72,
+        "sm_count_source": "A10 datasheet: 9216 CUDA cores / 128 per GA10x SM",
+        "notes": "No NVLink. No fp8 in hardware (Ampere).",
+    },
+    "a10g": {
+        "name": "NVIDIA A10G",
+        "sm_count": None,
+        "sm_count_source": "NVIDIA publishes no core count for the AWS-only A10G: unknown",
+        "notes": "AWS-only GA102 variant (G5 instances). NVIDIA publishes no A10G datasheet and "
+                 "gpus.csv leaves its peaks empty (not published), so every peak is null. "
+                 "The stored copy of the source named in gpus.csv (Baseten blog) that could be "
+                 "searched here stops before its spec table, and no NVIDIA or AWS page with "
+                 "citable A10G TFLOP/s was found. Figures quoted by third parties "
+                 "(about 31.5 fp32, 35 tf32, 70 bf16/fp16 dense) are unverified and NOT used; "
+                 "supply a calibration profile to plan on A10G. pcie_gen not published (null); "
+                 "instance files assume PCIe gen4 x16 like the A10. Cloud catalogs report "
+                 "22.35 GiB usable memory (22888 MiB).",
+    },
+    "t4": {
+        "name": "NVIDIA T4",
+        "sm_count": 40,
+        "sm_count_source": "T4 datasheet: 2560 CUDA cores / 64 per Turing SM",
+        "notes": "Not in gpus.csv; figures from NVIDIA's T4 datasheet: 65 TFLOPS fp16 mixed "
+                 "precision (tensor), 8.1 TFLOPS fp32, 16 GB GDDR6, 320 GB/s, PCIe gen3 x16. "
+                 "No bf16/tf32/fp8 in hardware (Turing). No NVLink.",
+        "row": {
+            "form_factor": "PCIe",
+            "memory_GiB": 16,
+            "memory_type": "GDDR6",
+            "memory_bandwidth_GBps": 320,
+            "peak_tflops": {"fp32": 8.1, "tf32": None, "bf16": None, "fp16": 65, "fp8": None},
+            "nvlink_GBps_per_gpu_bidirectional": 0,
+            "pcie_gen": 3,
+            "source": "NVIDIA T4 Tensor Core GPU datasheet: www.nvidia.com/content/dam/en-zz/"
+                      "Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf",
+        },
+    },
+    "l4": {
+        "name": "NVIDIA L4",
+        "sm_count": 58,
+        "sm_count_source": "L4 datasheet: 7424 CUDA cores / 128 per Ada SM",
+        "notes": "No NVLink. Cloud catalogs report 22.35 GiB usable memory.",
+    },
+    "l40s": {
+        "name": "NVIDIA L40S",
+        "sm_count": 142,
+        "sm_count_source": "L40S datasheet: 18176 CUDA cores / 128 per Ada SM",
+        "notes": "No NVLink. Cloud catalogs report 44.7 GiB usable memory.",
+    },
+    "a100-40gb": {
+        "name": "NVIDIA A100 40GB SXM4",
+        "sm_count": 108,
+        "sm_count_source": "A100 whitepaper: 108 SMs",
+        "notes": "NVLink3 via NVSwitch on HGX A100 boards. No fp8 in hardware (Ampere).",
+    },
+    "a100-80gb": {
+        "name": "NVIDIA A100 80GB SXM4",
+        "sm_count": 108,
+        "sm_count_source": "A100 whitepaper: 108 SMs",
+        "notes": "NVLink3 via NVSwitch on HGX A100 boards. No fp8 in hardware (Ampere).",
+    },
+    "a100-40gb-pcie": {
+        "name": "NVIDIA A100 40GB PCIe",
+        "sm_count": 108,
+        "sm_count_source": "A100 whitepaper: 108 SMs",
+        "notes": "NVLink figure is the NVLink bridge between 2 GPUs only (not a switch). "
+                 "No fp8 in hardware (Ampere).",
+    },
+    "a100-80gb-pcie": {
+        "name": "NVIDIA A100 80GB PCIe",
+        "sm_count": 108,
+        "sm_count_source": "A100 whitepaper: 108 SMs",
+        "notes": "NVLink figure is the NVLink bridge between 2 GPUs only (not a switch). "
+                 "No fp8 in hardware (Ampere).",
+    },
+    "h100-80gb": {
+        "name": "NVIDIA H100 80GB SXM5",
+        "sm_count": 132,
+        "sm_count_source": "H100 whitepaper: 132 SMs on SXM5",
+        "notes": "NVLink4 via NVSwitch on HGX H100 boards.",
+    },
+    "h100-pcie-80gb": {
+        "name": "NVIDIA H100 PCIe 80GB",
+        "sm_count": 114,
+        "sm_count_source": "H100 whitepaper: 114 SMs on PCIe",
+        "notes": "NVLink figure is the NVLink bridge between 2 GPUs only (not a switch).",
+    },
+    "h100-nvl": {
+        "name": "NVIDIA H100 NVL 94GB",
+        "sm_count": 132,
+        "sm_count_source": "H100 NVL product brief: 16896 CUDA cores / 128 per Hopper SM",
+        "notes": "PCIe card. NVLink figure is the NVLink bridge between 2 GPUs only "
+                 "(not a switch).",
+    },
+    "h200": {
+        "name": "NVIDIA H200 141GB SXM",
+        "sm_count": 132,
+        "sm_count_source": "H200 is the GH100 die of H100 SXM5 with HBM3e: 132 SMs",
+        "notes": "NVLink4 via NVSwitch on HGX H200 boards.",
+    },
+    "b200": {
+        "name": "NVIDIA B200 (HGX B200, per GPU)",
+        "sm_count": None,
+        "sm_count_source": "NVIDIA publishes no SM count for B200: unknown",
+        "notes": "NVLink5 via NVSwitch. pcie_gen not published in the cited datasheets "
+                 "(empty in gpus.csv), so null. Cloud catalogs report 179.06 GiB usable memory "
+                 "(AWS: 8 x 179 GiB).",
+    },
+    "rtx3090": {
+        "name": "NVIDIA GeForce RTX 3090",
+        "sm_count": 82,
+        "sm_count_source": "GeForce RTX 3090 specifications: 10496 CUDA cores / 128 per GA10x SM",
+        "notes": "NVLink figure is the NVLink bridge between 2 GPUs only (112.5 GB/s "
+                 "bidirectional). Tensor peaks are FP32-accumulate rates (FP16-accumulate is "
+                 "2x). No fp8 in hardware (Ampere).",
+    },
+    "rtx4090": {
+        "name": "NVIDIA GeForce RTX 4090",
+        "sm_count": 128,
+        "sm_count_source": "GeForce RTX 4090 specifications: 16384 CUDA cores / 128 per Ada SM",
+        "notes": "No NVLink. Tensor peaks are FP32-accumulate rates (FP16-accumulate is 2x).",
+    },
+}
+
+FORM_FACTOR = {  # csv form_factor -> catalog form_factor
+    "SXM2": "SXM2", "SXM4": "SXM4", "SXM5": "SXM5", "SXM": "SXM", "HGX (SXM)": "SXM",
+    "PCIe": "PCIe", "PCIe 80GB": "PCIe", "PCIe 94GB": "PCIe", "PCIe (AWS-only)": "PCIe",
+}
+
+
+def parse_gpu_sources(comments):
+    """'[TAG] document; [TAG] document; ...' in the header -> {TAG: document}."""
+    header = " ".join(comments)
+    m = re.search(r"Sources:\s*(.*)", header)
+    if not m:
+        raise SystemExit("gpus.csv: no 'Sources:' list in the header comment")
+    text = m.group(1)
+    text = text.split(". Rows were cross-checked")[0]
+    out = {}
+    for piece in text.split(";"):
+        piece = piece.strip()
+        pm = re.match(r"\[([A-Za-z0-9]+)\]\s*(.+)", piece)
+        if pm:
+            out[pm.group(1)] = pm.group(2).strip()
+    return out
+
+
+def nvlink_value(text):
+    """'600 (2-GPU bridge)' -> (600, True); '900' -> (900, False); '' -> (None, False)."""
+    text = text.strip()
+    if text == "":
+        return None, False
+    m = re.match(r"([\d.]+)\s*(\(.*\))?$", text)
+    if not m:
+        raise SystemExit("gpus.csv: cannot read nvlink value %r" % text)
+    return num(m.group(1)), bool(m.group(2)) and "bridge" in m.group(2)
+
+
+def build_gpus(ref_dir, as_of):
+    comments, rows = read_commented_csv(os.path.join(ref_dir, "gpus.csv"))
+    sources = parse_gpu_sources(comments)
+    by_key = {}
+    for r in rows:
+        by_key.setdefault((r["gpu"].strip(), r["form_factor"].strip()), r)
+
+    gpus = []
+    for gid, csv_gpu, csv_ff, mem_variant in GPU_ROWS:
+        extra = GPU_EXTRA[gid]
+        if csv_gpu is None:
+            entry = {"id": gid, "name": extra["name"]}
+            for key, value in extra["row"].items():
+                if key == "source":
+                    entry["sm_count"] = extra["sm_count"]
+                    entry["sm_count_source"] = extra["sm_count_source"]
+                entry[key] = value
+            entry["as_of"] = as_of
+            entry["notes"] = extra["notes"] + " " + AS_OF_NOTE
+            gpus.append(entry)
+            continue
+        r = by_key.get((csv_gpu, csv_ff))
+        if r is None:
+            raise SystemExit("gpus.csv: no row for %s / %s (needed for %s)" % (csv_gpu, csv_ff, gid))
+        notes = [extra["notes"]]
+        mem_text = r["mem_gb"].strip()
+        if "|" in mem_text:
+            choices = [num(x) for x in mem_text.split("|")]
+            if mem_variant not in choices:
+                raise SystemExit("gpus.csv: %s memory %r lacks %s" % (csv_gpu, mem_text, mem_variant))
+            memory = mem_variant
+        else:
+            memory = num(mem_text)
+        peaks = {
+            "fp32": num(r["fp32_tflops"]),
+            "tf32": num(r["tf32_tensor_tflops"]),
+            "bf16": num(r["bf16_tensor_tflops"]),
+            "fp16": num(r["fp16_tensor_tflops"]),
+            "fp8": num(r["fp8_tensor_tflops"]),
+        }
+        nvl, bridge = nvlink_value(r["nvlink_gbps_per_gpu_bidir"])
+        if bridge and "bridge between 2 GPUs" not in extra["notes"]:
+            notes.append("NVLink: bridge between 2 GPUs.")
+        pcie = num(r["pcie_gen"])
+        tag = r["source"].strip()
+        if tag not in sources:
+            raise SystemExit("gpus.csv: source tag [%s] not in the header list" % tag)
+        entry = {
+            "id": gid,
+            "name": extra["name"],
+            "form_factor": FORM_FACTOR[csv_ff],
+            "memory_GiB": memory,
+            "memory_type": r["mem_type"].strip(),
+            "memory_bandwidth_GBps": num(r["mem_bw_gbps"]),
+            "peak_tflops": peaks,
+            "nvlink_GBps_per_gpu_bidirectional": nvl,
+            "pcie_gen": pcie,
+            "sm_count": extra["sm_count"],
+            "sm_count_source": extra["sm_count_source"],
+            "source": sources[tag],
+            "as_of": as_of,
+            "notes": " ".join(n for n in notes if n) + " " + AS_OF_NOTE,
+        }
+        gpus.append(entry)
+    ids = [g["id"] for g in gpus]
+    assert len(ids) == len(set(ids))
+    return {"gpus": gpus}

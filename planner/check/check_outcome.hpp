@@ -1,0 +1,19 @@
+#pragma once
+// `check`: does the given config fit, and if not, the remedy ladder's first rung that does.
+
+#include "planner/check/remedy_ladder.hpp"
+#include "planner/scenario/scenario.hpp"
+#include "simulator/evaluate.hpp"
+
+namespace preflight {
+
+struct CheckOutcome {
+  const Scenario& scenario;
+  const NodeSpec& node;
+  Evaluation given;
+  RemedyLadder ladder;  // empty when the given config fits
+};
+
+CheckOutcome run_check(const Scenario& scenario, const Machine& machine, const StrategyConfig& config);
+
+}  // namespace preflight

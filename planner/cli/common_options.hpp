@@ -1,0 +1,43 @@
+#pragma once
+// The option groups commands share, declared once so a flag means the same everywhere (after CLI11's
+// subcom_in_files example and mamba's common_options): the output (--format, --out), the catalog
+// (--catalog), and the run model (--profile, --seed, --trials, --threads).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "planner/cli/command.hpp"
+#include "simulator/spec/calibration_profile.hpp"
+
+namespace preflight::cli {
+
+struct OutputOptions {
+  std::string format;
+  std::string out;  // a file written whole or not at all; empty: stdout
+};
+
+// --format (one of `formats`, the first the default) and --out.
+void add_output_options(CLI::App& command, OutputOptions& output, const std::vector<std::string>& formats);
+// --out alone, for commands whose output has one format.
+void add_out_option(CLI::App& command, std::string& out);
+
+// --catalog DIR (default: the bundled catalogs/).
+void add_catalog_option(CLI::App& command, std::string& catalog);
+
+struct RunModelOptions {
+  std::string profile;  // calibration profile
+  std::uint64_t seed = 1;
+  int trials = 10000;
+};
+
+// --profile, --seed, --trials and --threads: what every command that simulates or prices a run takes.
+void add_run_model_options(CLI::App& command, RunModelOptions& run, GlobalOptions& global);
+
+// The profile named by --profile; empty when none was given.
+std::optional<CalibrationProfile> load_profile(const RunModelOptions& run);
+
+}  // namespace preflight::cli

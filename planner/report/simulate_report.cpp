@@ -1,0 +1,73 @@
+#include "planner/report/simulate_report.hpp"
+
+#include <sstream>
+
+#include "planner/report/result_json.hpp"
+#include "planner/text/candidate_text.hpp"
+#include "planner/text/number_text.hpp"
+
+namespace preflight {
+
+namespace {
+
+std::string hours_distribution_text(const Distribution& d) {
+  return fixed(d.mean, 1) + " h (p50 " + fixed(d.p50, 1) + ", p90 " + fixed(d.p90, 1) + ")";
+}
+
+std::string usd_distribution_text(const Distribution& d) {
+  return "$" + fixed(d.mean, 2) + " (p50 $" + fixed(d.p50, 2) + ", p90 $" + fixed(d.p90, 2) + ")";
+}
+
+}  // namespace
+
+std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluation& e, const RunEstimate& r) {
+  std::ostringstream out;
+  const StrategyConfig& c = e.config;
+  out << "preflight simulate: " << s.name << "\n";
+  out << "  machine  " << c.nodes << " x " << node.id << ", " << to_string(c.pricing) << " $"
+      << fixed(r.usd_per_hour, 2) << "/h (" << r.price.basis << (r.price.region.empty() ? "" : ", " + r.price.region)
+      << (r.price.zone.empty() ? "" : "/" + r.price.zone) << ")\n";
+  out << "  config   " << to_string(c.sharding) << ", checkpointing " << to_string(c.recompute) << ", micro-batch "
+      << c.micro_batch << " x accum " << c.grad_accum;
+  if (const std::string layout = layout_text(c.parallelism); !layout.empty()) out << ", " << layout;
+  out << "\n";
+  out << "  memory   peak " << gib(e.memory.peak_bytes) << " of " << gib(e.memory.capacity_bytes)
+      << (e.memory.fits() ? " (fits)" : " (DOES NOT FIT: see `preflight check`)") << "\n";
+  const StepTime& st = *e.step;
+  out << "  step     " << fixed(st.seconds(), 3) << " s simulated (compute " << fixed(st.compute_seconds, 3)
+      << ", recompute " << fixed(st.recompute_seconds, 3) << ", exposed communication " << fixed(st.comm_exposed_seconds, 3)
+      << ", offload " << fixed(st.offload_exposed_seconds, 3) << ", optimizer " << fixed(st.optimizer_seconds, 3);
+  if (st.pipeline_bubble_seconds > 0.0) out << ", pipeline bubble " << fixed(st.pipeline_bubble_seconds, 3);
+  if (st.host_exposed_seconds > 0.0) out << ", waiting on the host " << fixed(st.host_exposed_seconds, 3);
+  out << "), " << r.steps << " steps\n";
+  const CheckpointPlan& k = r.checkpoint;
+  if (k.interval_steps > 0) {
+    out << "  ckpt     " << fixed(k.bytes / 1e9, 1) << " GB every " << fixed(k.interval_seconds / 60.0, 1) << " min ("
+        << k.interval_steps << " steps), write " << fixed(k.write_seconds, 1) << " s, stall "
+        << fixed(k.stall_seconds, 1) << " s, overhead " << fixed(k.overhead_fraction * 100.0, 2) << "%, disk "
+        << fixed(k.disk_bytes / 1e9, 1) << " GB" << (r.fits_local_disk ? "" : " (MORE THAN THE LOCAL NVMe)") << "\n";
+  } else {
+    out << "  ckpt     none (an interruption restarts the run)\n";
+  }
+  out << "  interruptions " << r.interruption_model << ", " << fixed(r.job_interruptions_per_hour, 4)
+      << " per hour for the job, " << fixed(r.outcome.interruptions_expected, 2) << " expected\n";
+  out << "  hours    " << hours_distribution_text(r.outcome.hours) << ", failure-free " << fixed(r.outcome.failure_free_hours, 1) << " h\n";
+  out << "  cost     " << usd_distribution_text(r.outcome.usd) << "\n";
+  if (s.constraints.deadline_hours) {
+    out << "  deadline " << fixed(*s.constraints.deadline_hours, 1) << " h met with probability "
+        << fixed(r.outcome.p_meets_deadline, 3) << "\n";
+  }
+  return out.str();
+}
+
+nlohmann::ordered_json simulate_json(const Scenario& s, const NodeSpec& node, const Evaluation& e, const RunEstimate& r,
+                                     std::uint64_t seed, int trials) {
+  nlohmann::ordered_json j;
+  j["scenario"] = s.name;
+  j.update(result_json(e, r, node, s.training()));
+  j["seed"] = seed;
+  j["trials"] = trials;
+  return j;
+}
+
+}  // namespace preflight

@@ -1,0 +1,31 @@
+#include "simulator/evaluate.hpp"
+
+#include "simulator/spec/errors.hpp"
+#include "simulator/step/step_graph.hpp"
+
+namespace preflight {
+
+Evaluation evaluate(const Workload& workload, const Machine& machine, const StrategyConfig& config,
+                    double vram_headroom, bool with_trace) {
+  Evaluation e;
+  e.config = config;
+  e.memory = estimate_memory(workload, config, machine.node(), vram_headroom);
+  StepInputs in;
+  in.workload = &workload;
+  in.machine = &machine;
+  in.config = config;
+  in.memory = e.memory;
+  try {
+    StepSimulation sim = simulate_step(in, with_trace);
+    e.trace = std::move(sim.trace);
+    e.step = sim.time;
+    e.memory.peak_bytes = sim.peak_bytes;
+    e.peak_from_timeline = true;
+    e.peak_seconds = sim.peak_seconds;
+  } catch (const InvalidConfig& error) {
+    e.step_unavailable = error.what();
+  }
+  return e;
+}
+
+}  // namespace preflight

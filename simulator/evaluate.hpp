@@ -1,0 +1,36 @@
+#pragma once
+// The simulator's one entry point: memory and step time of one config of a workload on a machine.
+// What `check` reports for the given config and for every rung of the remedy ladder, what `plan`
+// screens, and what `simulate` prices over the run. The step comes from the discrete-event step
+// simulator, and so does the memory peak (the timeline's, not the sum of every component); the
+// breakdown stays the memory model's.
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "simulator/hardware/machine.hpp"
+#include "simulator/memory/memory_estimate.hpp"
+#include "simulator/model/workload.hpp"
+#include "simulator/spec/step_time.hpp"
+#include "simulator/spec/strategy_config.hpp"
+
+namespace preflight {
+
+struct Evaluation {
+  StrategyConfig config;
+  MemoryEstimate memory;
+  std::optional<StepTime> step;  // empty when the catalog lacks the GPU's peak for the precision
+  std::string step_unavailable;          // why, when empty
+  bool peak_from_timeline = false;       // false: the sum of the components (no simulation possible)
+  double peak_seconds = 0.0;             // when in the step the peak happens
+  nlohmann::ordered_json trace;          // Chrome trace of the step, when asked for
+};
+
+// `vram_headroom`: the share of the GPU's memory kept free (the scenario's constraint). Throws
+// InvalidConfig for a config the memory model cannot represent (see validate_memory_config).
+Evaluation evaluate(const Workload& workload, const Machine& machine, const StrategyConfig& config,
+                    double vram_headroom, bool with_trace = false);
+
+}  // namespace preflight

@@ -1,0 +1,68 @@
+#pragma once
+// One machine type resolved once for a job's precision (as Calculon resolves its system): the node's
+// datasheet, and, where a calibration profile measured this GPU, the measurements in place of the
+// named defaults. Which figure is measured and which is a default is decided here and nowhere else:
+// matmul rates by shape and device memory bandwidth, collectives (nccl-tests tables, else the
+// analytical ring model over the node's links), host<->device copies, the CPU optimizer, the
+// framework's host time and the checkpoint bandwidth.
+//
+// Not copyable: the collective model refers to the machine's own analytical fallback. The node and
+// the profile must outlive it.
+
+#include <optional>
+#include <string>
+
+#include "simulator/hardware/collective_model.hpp"
+#include "simulator/hardware/compute_model.hpp"
+#include "simulator/spec/calibration_profile.hpp"
+#include "simulator/spec/node_spec.hpp"
+#include "simulator/spec/training_job.hpp"
+
+namespace preflight {
+
+// The node's GPU-to-GPU links as the collective model sees them.
+LinkBandwidths link_bandwidths(const NodeSpec& node);
+
+class Machine {
+ public:
+  // `profile`: applied when it describes this node's GPU (`machine.gpu`), ignored otherwise.
+  Machine(const NodeSpec& node, Precision precision, const CalibrationProfile* profile = nullptr);
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
+
+  const NodeSpec& node() const { return *node_; }
+  // The profile when it describes this GPU, else null.
+  const CalibrationProfile* profile() const { return profile_; }
+
+  // Whether the catalog publishes the GPU's peak for the precision; rates() throws
+  // InvalidConfig("instance", rates_unavailable()) when it does not.
+  bool has_rates() const { return rates_.has_value(); }
+  const std::string& rates_unavailable() const { return rates_unavailable_; }
+  const DeviceRates& rates() const;
+  // The datasheet's dense peak for the precision (0 when unpublished): what no step can beat.
+  double peak_flops() const { return peak_flops_; }
+
+  const CollectiveModel& collectives() const { return collectives_; }
+  double host_to_device_bytes_per_second() const { return host_to_device_; }
+  double device_to_host_bytes_per_second() const { return device_to_host_; }
+  double cpu_adam_params_per_second() const { return cpu_adam_; }
+  const FrameworkMeasurement& framework() const { return framework_; }
+  // Measured checkpoint write bandwidth per node; empty: the storage's named default applies.
+  std::optional<double> checkpoint_write_bytes_per_second() const { return checkpoint_write_; }
+
+ private:
+  const NodeSpec* node_;
+  const CalibrationProfile* profile_;
+  std::optional<DeviceRates> rates_;
+  std::string rates_unavailable_;
+  double peak_flops_ = 0.0;
+  AnalyticalCollectives analytical_;
+  MeasuredCollectives collectives_;
+  double host_to_device_ = 0.0;
+  double device_to_host_ = 0.0;
+  double cpu_adam_ = 0.0;
+  FrameworkMeasurement framework_;
+  std::optional<double> checkpoint_write_;
+};
+
+}  // namespace preflight

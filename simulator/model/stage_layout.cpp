@@ -1,0 +1,65 @@
+#include "simulator/model/stage_layout.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "simulator/spec/errors.hpp"
+
+namespace preflight {
+
+void validate_parallelism(const ModelSpec& m, const Parallelism& p, int gpus, int gpus_per_node) {
+  const auto fail = [](const char* field, const std::string& why) { throw InvalidConfig(field, why); };
+  if (p.tp < 1 || p.pp < 1 || p.interleave < 1) fail("parallelism", "tp, pp and interleave are integers >= 1");
+  if (p.tp > gpus_per_node) {
+    fail("parallelism.tp", "tp = " + std::to_string(p.tp) + " exceeds the " + std::to_string(gpus_per_node) +
+                               " GPUs of a node: tensor parallelism needs the intra-node link");
+  }
+  if (m.heads % p.tp != 0 || m.kv_heads % p.tp != 0) {
+    fail("parallelism.tp", "tp = " + std::to_string(p.tp) + " must divide the " + std::to_string(m.heads) +
+                               " attention heads and " + std::to_string(m.kv_heads) + " key/value heads of " + m.id);
+  }
+  if (gpus % (p.tp * p.pp) != 0) {
+    fail("parallelism", "tp x pp = " + std::to_string(p.tp * p.pp) + " must divide the " + std::to_string(gpus) +
+                            " GPUs (the data-parallel degree is GPUs / (tp x pp))");
+  }
+  if (p.pp > m.layers) {
+    fail("parallelism.pp", "pp = " + std::to_string(p.pp) + " exceeds the " + std::to_string(m.layers) + " layers of " + m.id);
+  }
+  if (p.interleave > 1 && (p.pp == 1 || m.layers % (p.pp * p.interleave) != 0)) {
+    fail("parallelism.interleave", "interleave = " + std::to_string(p.interleave) +
+                                       " needs pp > 1 and the layers (" + std::to_string(m.layers) +
+                                       ") divisible by pp x interleave, as Megatron's interleaved schedule does");
+  }
+  if (p.sequence_parallel && p.tp == 1) fail("parallelism.sequence_parallel", "sequence parallelism needs tp > 1");
+}
+
+StageLayout stage_layout(const ModelSpec& m, const ParameterCount& n, const Parallelism& p) {
+  StageLayout s;
+  s.tp = p.tp;
+  s.pp = p.pp;
+  s.interleave = p.interleave;
+  s.layers_per_stage = (m.layers + p.pp - 1) / p.pp;
+  const double layers = static_cast<double>(s.layers_per_stage) * static_cast<double>(n.per_layer());
+  const double first = static_cast<double>(n.embedding + n.position_embedding);
+  // The last stage computes logits: with tied embeddings from its own copy of the table.
+  const double last = static_cast<double>(n.final_norm + (n.lm_head > 0 ? n.lm_head : n.embedding));
+  const double stage = p.pp == 1 ? static_cast<double>(n.total()) : layers + std::max(first, last);
+  s.param_share = stage / static_cast<double>(p.tp) / static_cast<double>(n.total());
+  const double pp = static_cast<double>(p.pp);
+  const double v = static_cast<double>(p.interleave);
+  s.in_flight_micro_batches = p.interleave > 1 ? pp * (1.0 + (pp - 1.0) / (pp * v)) : pp;
+  s.bubble_micro_batches = (pp - 1.0) / v;
+  return s;
+}
+
+ParameterFootprint stage_footprint(ParameterFootprint f, const StageLayout& s) {
+  f.trainable *= s.param_share;
+  f.frozen_bytes *= s.param_share;
+  f.load_bytes_per_rank *= s.param_share;
+  f.largest_module /= s.tp;
+  f.layer_params /= s.tp;
+  f.root_params /= s.tp;
+  return f;
+}
+
+}  // namespace preflight

@@ -1,0 +1,46 @@
+#pragma once
+// One name table per enum: the words a scenario, a config or a profile spells a value with, and what
+// every output prints. Readers parse with value_of() and list the allowed words with names_of(), so a
+// value is spelled in exactly one place.
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace preflight {
+
+template <class E>
+struct EnumName {
+  E value;
+  std::string_view name;
+};
+
+template <class E, std::size_t N>
+using EnumNames = std::array<EnumName<E>, N>;
+
+template <class E, std::size_t N>
+constexpr std::string_view name_of(const EnumNames<E, N>& table, E value) {
+  for (const EnumName<E>& entry : table) {
+    if (entry.value == value) return entry.name;
+  }
+  return "?";
+}
+
+template <class E, std::size_t N>
+constexpr std::optional<E> value_of(const EnumNames<E, N>& table, std::string_view name) {
+  for (const EnumName<E>& entry : table) {
+    if (entry.name == name) return entry.value;
+  }
+  return std::nullopt;
+}
+
+template <class E, std::size_t N>
+std::vector<std::string> names_of(const EnumNames<E, N>& table) {
+  std::vector<std::string> out;
+  for (const EnumName<E>& entry : table) out.emplace_back(entry.name);
+  return out;
+}
+
+}  // namespace preflight

@@ -1,0 +1,47 @@
+#pragma once
+// The architecture of a decoder-only transformer, as far as memory and FLOPs depend on it.
+// Built from a Hugging Face config.json (planner/catalog/hf_model_config.hpp); knows nothing about files.
+
+#include <cstdint>
+#include <string>
+
+namespace preflight {
+
+enum class MlpKind {
+  gated,  // SwiGLU / GeGLU: gate, up and down projections (Llama, Mistral, Qwen, Mixtral)
+  plain   // two matrices with GELU between (GPT-2, GPT-3)
+};
+
+enum class NormKind {
+  rms,   // RMSNorm: weight only
+  layer  // LayerNorm: weight and bias
+};
+
+struct ModelSpec {
+  std::string id;
+  std::int64_t hidden = 0;
+  std::int64_t layers = 0;
+  std::int64_t heads = 0;
+  std::int64_t kv_heads = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t intermediate = 0;  // per expert for MoE
+  std::int64_t vocab = 0;
+  std::int64_t max_seq_len = 0;
+  bool tied_embeddings = false;
+  bool learned_positions = false;  // GPT-2 style absolute position table (wpe)
+  MlpKind mlp = MlpKind::gated;
+  NormKind norm = NormKind::rms;
+  bool qkv_bias = false;
+  bool o_bias = false;
+  bool mlp_bias = false;
+  std::int64_t experts = 1;             // MoE experts per layer (1 = dense)
+  std::int64_t experts_per_token = 1;   // top-k routing
+  double attention_dropout = 0.0;
+  double hidden_dropout = 0.0;
+
+  bool is_moe() const { return experts > 1; }
+  std::int64_t q_dim() const { return heads * head_dim; }
+  std::int64_t kv_dim() const { return kv_heads * head_dim; }
+};
+
+}  // namespace preflight

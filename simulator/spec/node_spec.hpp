@@ -1,0 +1,50 @@
+#pragma once
+// One machine type: a cloud instance, an on-prem node or a workstation (catalogs/instances/*.json or
+// a scenario's inline "clusters" entry), with its prices.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "simulator/spec/enum_names.hpp"
+#include "simulator/spec/gpu_spec.hpp"
+
+namespace preflight {
+
+enum class IntraNodeLink { nvswitch, nvlink, pcie };
+inline constexpr EnumNames<IntraNodeLink, 3> kIntraNodeLinkNames{
+    {{IntraNodeLink::nvswitch, "nvswitch"}, {IntraNodeLink::nvlink, "nvlink"}, {IntraNodeLink::pcie, "pcie"}}};
+
+struct PriceQuote {
+  std::string region;
+  std::string zone;  // empty where the provider prices per region
+  std::optional<double> on_demand_usd_per_hour;  // empty: not offered on demand (for example capacity blocks only)
+  std::optional<double> spot_usd_per_hour;       // empty: no spot market listed
+  std::string note;
+};
+
+struct NodeSpec {
+  std::string id;  // provider/instance-type
+  std::string provider;
+  GpuSpec gpu;
+  int gpus_per_node = 0;
+  int vcpus = 0;
+  double host_memory_bytes = 0.0;
+  IntraNodeLink intra_node_link = IntraNodeLink::pcie;
+  double intra_node_bytes_per_second_per_gpu = 0.0;  // per direction
+  double inter_node_bits_per_second = 0.0;           // per node; 0 = cannot be networked
+  double local_nvme_bytes = 0.0;
+  std::optional<std::string> interruption_bucket;   // AWS spot advisor bucket
+  std::optional<double> spot_interruptions_per_node_hour;  // given for inline clusters
+  std::optional<int> max_nodes;                     // an inline cluster's size
+  std::vector<PriceQuote> prices;
+  std::string source;
+  std::string as_of;
+  std::vector<std::string> warnings;  // price-data traps noticed while loading
+
+  // How many of these machines one job may span: one without a network; an inline cluster's size;
+  // else a bound far above any cluster a cloud rents (the largest public runs use ~2,000 nodes).
+  int node_limit() const { return inter_node_bits_per_second > 0.0 ? max_nodes.value_or(4096) : 1; }
+};
+
+}  // namespace preflight

@@ -1,0 +1,79 @@
+#pragma once
+// One point of the search space: which machines, how many, and how the job is laid out on them
+// (the contract's "config" object).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "simulator/spec/enum_names.hpp"
+
+namespace preflight {
+
+enum class Sharding { ddp, zero1, zero2, zero3, fsdp_full, fsdp_grad_op, fsdp_hybrid };
+enum class OffloadTarget { none, cpu, nvme };
+enum class Recompute { none, selective, full };
+enum class Pricing { on_demand, spot };
+
+inline constexpr EnumNames<Sharding, 7> kShardingNames{{{Sharding::ddp, "ddp"},
+                                                        {Sharding::zero1, "zero1"},
+                                                        {Sharding::zero2, "zero2"},
+                                                        {Sharding::zero3, "zero3"},
+                                                        {Sharding::fsdp_full, "fsdp_full"},
+                                                        {Sharding::fsdp_grad_op, "fsdp_grad_op"},
+                                                        {Sharding::fsdp_hybrid, "fsdp_hybrid"}}};
+inline constexpr EnumNames<OffloadTarget, 3> kOffloadTargetNames{
+    {{OffloadTarget::none, "none"}, {OffloadTarget::cpu, "cpu"}, {OffloadTarget::nvme, "nvme"}}};
+inline constexpr EnumNames<Recompute, 3> kRecomputeNames{
+    {{Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"}}};
+inline constexpr EnumNames<Pricing, 2> kPricingNames{{{Pricing::on_demand, "on_demand"}, {Pricing::spot, "spot"}}};
+
+struct Parallelism {
+  int tp = 1;
+  int pp = 1;
+  bool sequence_parallel = false;
+  int interleave = 1;
+};
+
+// A Megatron layout (tensor or pipeline parallelism), as opposed to plain data parallelism.
+inline bool model_parallel(const Parallelism& layout) { return layout.tp > 1 || layout.pp > 1; }
+
+struct Offload {
+  OffloadTarget optimizer = OffloadTarget::none;
+  OffloadTarget params = OffloadTarget::none;
+};
+
+struct StrategyConfig {
+  std::string instance;
+  int nodes = 1;
+  Parallelism parallelism;
+  Sharding sharding = Sharding::ddp;
+  Offload offload;
+  Recompute recompute = Recompute::none;
+  bool flash_attention = true;
+  bool zero_init = true;  // DeepSpeed zero.Init / FSDP meta-device init: ranks never hold the whole model
+  std::int64_t micro_batch = 1;
+  std::int64_t grad_accum = 1;
+  Pricing pricing = Pricing::on_demand;
+  std::optional<std::string> region;  // restrict prices to a region or zone; empty: the cheapest listed
+  std::optional<std::string> zone;
+  // Empty: auto (Daly's optimum). +infinity: no checkpoints (an interruption restarts from scratch).
+  std::optional<double> checkpoint_interval_minutes;
+};
+
+// Which ZeRO stage a sharding choice amounts to, and who implements it.
+enum class Engine { pytorch_ddp, deepspeed, fsdp };
+
+struct ShardingScheme {
+  Engine engine = Engine::pytorch_ddp;
+  int stage = 0;  // 0: replicated; 1: optimizer; 2: + gradients; 3: + parameters (ZeRO paper)
+};
+
+ShardingScheme sharding_scheme(Sharding s);
+
+inline std::string to_string(Sharding s) { return std::string(name_of(kShardingNames, s)); }
+inline std::string to_string(OffloadTarget t) { return std::string(name_of(kOffloadTargetNames, t)); }
+inline std::string to_string(Recompute r) { return std::string(name_of(kRecomputeNames, r)); }
+inline std::string to_string(Pricing p) { return std::string(name_of(kPricingNames, p)); }
+
+}  // namespace preflight

@@ -1,0 +1,117 @@
+#include "simulator/step/step_builder.hpp"
+
+#include "simulator/step/optimizer_step.hpp"
+
+namespace preflight {
+
+using engine::TaskId;
+
+StepGraph build_step_graph(const StepInputs& in) { return StepBuilder(in).build(); }
+
+StepBuilder::StepBuilder(const StepInputs& in)
+    : c_(in),
+      g_(c_.stages.tp, c_.stages.pp),
+      host_(g_, c_.machine.framework()),
+      tp_(c_, g_),
+      pipeline_(c_, g_, host_, tp_),
+      sharded_(c_, g_) {
+  const MemoryBreakdown& m = in.memory.gpu;
+  // The timeline allocates activations, logits and gathered parameters itself; the rest is resident,
+  // and so are the activations of the other micro-batches a pipeline stage holds under 1F1B (counted
+  // from the whole step's accumulation, also when simulate_step builds a shortened graph).
+  g_.graph().graph.resident_bytes = m.total() - m.activations - m.logits - m.gathered_params +
+                                    (in.memory.in_flight_micro_batches - 1.0) * c_.activations.per_layer_stored *
+                                        static_cast<double>(c_.stages.layers_per_stage);
+}
+
+StepGraph StepBuilder::build() {
+  std::optional<TaskId> previous = pipeline_.bubble();
+  const std::int64_t accumulation = c_.config.grad_accum;
+  for (std::int64_t mb = 0; mb < accumulation; ++mb) {
+    g_.set_micro_batch(static_cast<std::int32_t>(mb));
+    previous = micro_batch(previous, static_cast<int>(mb), mb + 1 == accumulation);
+    g_.graph().micro_batch_end.push_back(*previous);
+  }
+  g_.set_micro_batch(-1);
+  gather_updated_parameters(c_, g_, add_optimizer_step(c_, g_, *previous, gradient_syncs_));
+  // Model FLOPs as MFU counts them (6N plus full attention per token for training), not the
+  // kernels' own work (causal attention does half; recompute repeats the forward).
+  const double tokens = static_cast<double>(c_.config.micro_batch * accumulation * c_.job.seq_len);
+  StepGraph& out = g_.graph();
+  out.model_flops = tokens * c_.workload.flops().forward() * (1.0 + backward_to_forward_ratio(c_.job.method)) /
+                    static_cast<double>(c_.stages.tp * c_.stages.pp);
+  return std::move(out);
+}
+
+TaskId StepBuilder::compute(Pass& p, TaskKind kind, std::string_view name, int index, double seconds, double alloc,
+                            double free, std::optional<TaskId> ready, double host_seconds) {
+  const std::optional<TaskId> issue = host_.issue(name, index, host_seconds);
+  const TaskId t = g_.add(kind, name, index, g_.resources().compute, seconds, alloc, free);
+  g_.after(t, issue);
+  g_.after(t, p.chain);
+  g_.after(t, ready);
+  p.chain = t;
+  if (kind == TaskKind::compute) p.computed.push_back(t);
+  return t;
+}
+
+void StepBuilder::forward_pass(Pass& p, std::optional<TaskId> start) {
+  const FrameworkMeasurement& f = host_.framework();
+  const double gathered = c_.scheme.stage == 3 ? c_.gathered_bytes() : 0.0;
+  // Under full recompute the first forward runs without autograd (checkpointing keeps no graph).
+  const double host = c_.config.recompute == Recompute::full ? f.layer_forward_no_grad_seconds : f.layer_forward_seconds;
+  for (int l = 0; l < c_.stage_layers(); ++l) {
+    const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather fwd", start);
+    compute(p, TaskKind::compute, "forward", l, c_.layer.forward.seconds, c_.activations.per_layer_stored, gathered, ready, host);
+    tp_.sync(p, l);
+  }
+}
+
+void StepBuilder::backward_pass(Pass& p, std::optional<TaskId> start, bool last) {
+  const FrameworkMeasurement& f = host_.framework();
+  const bool sharded = c_.scheme.stage == 3;
+  const bool full = c_.config.recompute == Recompute::full;
+  const double recompute = c_.recompute_seconds();
+  const double freed = c_.activations.per_layer_stored + (full ? c_.activations.recompute_working : 0.0) +
+                       (sharded ? c_.gathered_bytes() : 0.0);
+  GradientBuckets buckets(c_, g_, last && !sharded, gradient_syncs_);
+  for (int l = c_.stage_layers() - 1; l >= 0; --l) {
+    const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather bwd", start);
+    if (recompute > 0.0) {
+      const double host = full ? f.layer_backward_with_recompute_seconds - f.layer_backward_seconds : 0.0;
+      compute(p, TaskKind::recompute, "recompute", l, recompute, full ? c_.activations.recompute_working : 0.0, 0.0, ready, host);
+      if (full) tp_.sync(p, l);
+    }
+    const TaskId bwd = compute(p, TaskKind::compute, "backward", l, c_.layer.backward.seconds, 0.0, freed, ready,
+                               f.layer_backward_seconds);
+    tp_.sync(p, l, true);
+    if (sharded) {
+      sharded_.reduce_layer_gradients(bwd, l, last, gradient_syncs_);
+    } else {
+      buckets.add_layer(bwd);
+    }
+  }
+  buckets.flush(*p.chain);
+}
+
+TaskId StepBuilder::micro_batch(std::optional<TaskId> previous, int mb, bool last) {
+  const FrameworkMeasurement& f = host_.framework();
+  Pass p;
+  p.chain = previous;
+  // The host reads something back from the GPU once per micro-batch (HF Trainer's NaN/inf check of
+  // the loss, Megatron's broadcast of the batch sizes), so it starts issuing a micro-batch only once
+  // the previous one has finished on the GPU.
+  if (previous && !host_.waiting()) host_.wait_for(*previous);
+  // Under pipelining this is the last stage (it also runs the head: the slowest stage).
+  pipeline_.receive(p, "receive activations", mb);
+  forward_pass(p, previous);
+  const double head_memory = c_.activations.logits + c_.activations.outside_layers;
+  const TaskId head_fwd = compute(p, TaskKind::compute, "head forward", mb, c_.head.forward.seconds, head_memory, 0.0, {},
+                                  f.head_forward_seconds);
+  compute(p, TaskKind::compute, "head backward", mb, c_.head.backward.seconds, 0.0, head_memory, {}, f.head_backward_seconds);
+  pipeline_.receive(p, "send gradients", mb);
+  backward_pass(p, head_fwd, last);
+  return *p.chain;
+}
+
+}  // namespace preflight

@@ -1,0 +1,43 @@
+#pragma once
+// Builds one step's graph: the pipeline bubble, then every micro-batch's forward and backward passes
+// over the stage's layers and the head, then the optimizer step. What a strategy adds around a pass
+// comes from its part: sharded parameter fetches and gradient reduce-scatters, gradient buckets,
+// tensor-parallel collectives, pipeline transfers, and the host issuing each pass.
+
+#include <optional>
+#include <vector>
+
+#include "simulator/step/data_parallel.hpp"
+#include "simulator/step/graph_writer.hpp"
+#include "simulator/step/host_dispatch.hpp"
+#include "simulator/step/pipeline.hpp"
+#include "simulator/step/sharded.hpp"
+#include "simulator/step/step_context.hpp"
+#include "simulator/step/tensor_parallel.hpp"
+
+namespace preflight {
+
+class StepBuilder {
+ public:
+  explicit StepBuilder(const StepInputs& in);
+  StepGraph build();
+
+ private:
+  // A pass over a layer (or the head) on the GPU, issued by the host first; returns its task.
+  engine::TaskId compute(Pass& p, TaskKind kind, std::string_view name, int index, double seconds, double alloc,
+                         double free, std::optional<engine::TaskId> ready, double host_seconds);
+  void forward_pass(Pass& p, std::optional<engine::TaskId> start);
+  void backward_pass(Pass& p, std::optional<engine::TaskId> start, bool last);
+  // Forward and backward of one micro-batch; returns its last task.
+  engine::TaskId micro_batch(std::optional<engine::TaskId> previous, int mb, bool last);
+
+  StepContext c_;
+  GraphWriter g_;
+  HostDispatch host_;
+  TensorParallel tp_;
+  Pipeline pipeline_;
+  ShardedParameters sharded_;
+  std::vector<engine::TaskId> gradient_syncs_;  // what the optimizer step waits for
+};
+
+}  // namespace preflight

@@ -1,0 +1,47 @@
+#pragma once
+// What every part of a step's graph reads and nobody changes: the config, the workload's and the
+// machine's resolved figures, the stage's share of the model, one layer's and the head's kernel
+// times, the activations one micro-batch keeps, and the collective groups.
+
+#include "simulator/hardware/collective_model.hpp"
+#include "simulator/hardware/compute_model.hpp"
+#include "simulator/memory/activation_memory.hpp"
+#include "simulator/model/stage_layout.hpp"
+#include "simulator/step/step_graph.hpp"
+
+namespace preflight {
+
+struct StepContext {
+  explicit StepContext(const StepInputs& in);
+
+  const StepInputs& in;
+  const Workload& workload;
+  const ModelSpec& model;
+  const TrainingJob& job;
+  const StrategyConfig& config;
+  const Machine& machine;
+  const CollectiveModel& collectives;
+  ShardingScheme scheme;
+  StageLayout stages;
+  ParameterFootprint footprint;  // this GPU's stage and tensor slice
+  const StateBytes& bytes;
+  LayerCost layer;
+  LayerCost head;
+  ActivationMemory activations;
+  CollectiveGroup world;  // the data-parallel group
+  CollectiveGroup shard;  // the GPUs the states are sharded over
+
+  int stage_layers() const { return static_cast<int>(stages.layers_per_stage); }
+  // One block's weights as gathered for compute (trainable and frozen alike, in the compute dtype).
+  double layer_weight_bytes() const { return footprint.compute_weight_bytes * footprint.layer_params; }
+  // Gradients of one layer as they leave backward (the trainable parameters of one block).
+  double layer_grad_bytes() const { return bytes.grads * footprint.trainable / static_cast<double>(stages.layers_per_stage); }
+  // One gathered ZeRO-3/FSDP unit: the memory model counts the running unit and the prefetched one.
+  double gathered_bytes() const { return in.memory.gpu.gathered_params / 2.0; }
+  // One micro-batch's activation (or its gradient) as it crosses a layer boundary, 16-bit unless fp32.
+  double boundary_activation_bytes() const;
+  // The forward work activation checkpointing repeats per layer in backward.
+  double recompute_seconds() const;
+};
+
+}  // namespace preflight

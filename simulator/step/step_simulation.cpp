@@ -1,0 +1,104 @@
+// Runs a step's graph in the discrete-event engine and reads the step-time breakdown and the memory
+// peak off the schedule.
+
+#include <algorithm>
+
+#include "simulator/engine/chrome_trace_writer.hpp"
+#include "simulator/engine/event_engine.hpp"
+#include "simulator/engine/memory_tracker.hpp"
+#include "simulator/step/step_graph.hpp"
+
+namespace preflight {
+
+namespace {
+
+struct Simulated {
+  StepGraph graph;
+  engine::Schedule schedule;
+  StepSimulation result;
+};
+
+// Splits the GPU's idle time: first on the host (what its issue time exceeds the kernels by), then
+// on offload copies, the rest on collectives.
+void attribute_waiting(StepTime& t, double waiting, double host_excess, double copies) {
+  const double host = std::clamp(host_excess, 0.0, waiting);
+  t.host_exposed_seconds += host;
+  t.offload_exposed_seconds += std::min(waiting - host, copies);
+  t.comm_exposed_seconds += waiting - host - std::min(waiting - host, copies);
+}
+
+Simulated simulate_graph(const StepInputs& in, bool with_trace) {
+  Simulated sim{build_step_graph(in), {}, {}};
+  const StepGraph& g = sim.graph;
+  engine::MemoryTracker memory;
+  engine::ChromeTraceWriter trace;
+  std::vector<engine::Observer*> observers{&memory};
+  if (with_trace) observers.push_back(&trace);
+  sim.schedule = engine::run(g.graph, observers);
+  const engine::Schedule& s = sim.schedule;
+
+  StepSimulation& out = sim.result;
+  out.tasks = g.graph.task_count();
+  out.peak_bytes = memory.peak_bytes();
+  out.peak_seconds = memory.peak_seconds();
+  if (with_trace) out.trace = trace.trace();
+  StepTime& t = out.time;
+  t.model_flops = g.model_flops;
+  double copies = 0.0, host = 0.0;
+  for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
+    const double seconds = g.graph.task(id).seconds;
+    switch (g.kinds[id]) {
+      case TaskKind::compute: t.compute_seconds += seconds; break;
+      case TaskKind::recompute: t.recompute_seconds += seconds; break;
+      case TaskKind::optimizer: t.optimizer_seconds += seconds; break;
+      case TaskKind::copy: copies += seconds; break;
+      case TaskKind::bubble: t.pipeline_bubble_seconds += seconds; break;
+      case TaskKind::host: host += seconds; break;
+      case TaskKind::collective: break;
+    }
+  }
+  // Whatever of the makespan is not GPU work or the optimizer is waiting: on copies first (offload),
+  // then on collectives.
+  const double waiting =
+      std::max(0.0, s.makespan - t.compute_seconds - t.recompute_seconds - t.optimizer_seconds - t.pipeline_bubble_seconds);
+  attribute_waiting(t, waiting, host - t.compute_seconds - t.recompute_seconds, copies);
+  return sim;
+}
+
+}  // namespace
+
+StepSimulation simulate_step(const StepInputs& in, bool with_trace) {
+  // Micro-batches between the first and the last are identical (no gradient sync, or the same
+  // per-layer reduce-scatters): simulate three and repeat the middle one's cost for the rest, so a
+  // step with hundreds of accumulation steps costs one simulation of three.
+  constexpr std::int64_t kSimulated = 3;
+  if (in.config.grad_accum <= kSimulated || with_trace) return simulate_graph(in, with_trace).result;
+  StepInputs shorter = in;
+  shorter.config.grad_accum = kSimulated;
+  Simulated sim = simulate_graph(shorter, false);
+  const StepGraph& g = sim.graph;
+  double compute = 0.0, recompute = 0.0, copies = 0.0, host = 0.0;
+  for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
+    if (g.micro_batch[id] != 1) continue;
+    const double seconds = g.graph.task(id).seconds;
+    compute += g.kinds[id] == TaskKind::compute ? seconds : 0.0;
+    recompute += g.kinds[id] == TaskKind::recompute ? seconds : 0.0;
+    copies += g.kinds[id] == TaskKind::copy ? seconds : 0.0;
+    host += g.kinds[id] == TaskKind::host ? seconds : 0.0;
+  }
+  const double middle = sim.schedule.timings[g.micro_batch_end[1]].end - sim.schedule.timings[g.micro_batch_end[0]].end;
+  const double waiting = std::max(0.0, middle - compute - recompute);
+  const double extra = static_cast<double>(in.config.grad_accum - kSimulated);
+  StepTime& t = sim.result.time;
+  t.compute_seconds += extra * compute;
+  t.recompute_seconds += extra * recompute;
+  StepTime middle_wait;
+  attribute_waiting(middle_wait, waiting, host - compute - recompute, copies);
+  t.host_exposed_seconds += extra * middle_wait.host_exposed_seconds;
+  t.offload_exposed_seconds += extra * middle_wait.offload_exposed_seconds;
+  t.comm_exposed_seconds += extra * middle_wait.comm_exposed_seconds;
+  t.model_flops *= static_cast<double>(in.config.grad_accum) / kSimulated;
+  return sim.result;
+}
+
+}  // namespace preflight

@@ -1,0 +1,243 @@
+// `preflight plan` and `preflight export` as users drive them: exit codes, output files, thread-count
+// independence, agreement with `simulate`, and exported configs that say what was simulated.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/io/calibration_profile_io.hpp"
+#include "support/cli_runner.hpp"
+
+namespace preflight {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string scenario(const std::string& name) { return std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/" + name + ".json"; }
+
+json plan_json(const std::string& args) {
+  const test::CliResult r = test::run_preflight("plan " + args + " --format json");
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  json j = json::parse(r.out);
+  j.erase("seconds");
+  return j;
+}
+
+TEST(CliPlan, SameAnswerWithOneOrTwoThreads) {
+  const std::string s = scenario("llama3.1-70b-pretrain-spot-p5");
+  EXPECT_EQ(plan_json(s + " --threads 1"), plan_json(s + " --threads 2"));
+}
+
+// The plan's winner, simulated on its own with the same seed, costs exactly what the plan says.
+TEST(CliPlan, WinnerAgreesWithSimulate) {
+  const std::string s = scenario("llama2-7b-full-weekend");
+  const json plan = plan_json(s + " --seed 3");
+  ASSERT_FALSE(plan.at("best").is_null());
+  const fs::path dir = test::scratch_dir("plan-winner");
+  test::write_text(dir / "config.json", plan.at("best").at("config").dump());
+  const test::CliResult r = test::run_preflight("simulate " + s + " --config " + (dir / "config.json").string() + " --format json --seed 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json sim = json::parse(r.out);
+  EXPECT_EQ(sim.at("cost"), plan.at("best").at("cost"));
+  EXPECT_EQ(sim.at("step"), plan.at("best").at("step"));
+  EXPECT_EQ(sim.at("memory"), plan.at("best").at("memory"));
+  fs::remove_all(dir);
+}
+
+TEST(CliPlan, OutWritesTheFileAndNothingElse) {
+  const fs::path dir = test::scratch_dir("plan-out");
+  const test::CliResult r = test::run_preflight("plan " + scenario("llama2-7b-full-rtx4090") + " --format csv --out " + (dir / "plan.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  const std::string csv = test::read_text(dir / "plan.csv");
+  EXPECT_EQ(csv.rfind("instance,nodes,gpus,tp,pp,sequence_parallel,interleave,sharding,", 0), 0u);
+  fs::remove_all(dir);
+}
+
+TEST(CliPlan, TopLimitsTheAlternatives) {
+  const json j = plan_json(scenario("llama2-70b-sft-a100") + " --top 2");
+  EXPECT_EQ(j.at("alternatives").size(), 2u);  // the scenario has more than two machines and node counts
+  EXPECT_EQ(j.at("rejected").size(), 5u);
+}
+
+TEST(CliPlan, NothingFeasibleExitsOneWithNearestMissesAndSuggestions) {
+  const fs::path dir = test::scratch_dir("plan-infeasible");
+  json s = json::parse(test::read_text(scenario("llama2-7b-full-weekend")));
+  s["constraints"]["deadline_hours"] = 0.5;
+  s["search"]["max_nodes"] = 1;
+  test::write_text(dir / "s.json", s.dump());
+  const test::CliResult r = test::run_preflight("plan " + (dir / "s.json").string() + " --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_TRUE(j.at("best").is_null());
+  EXPECT_FALSE(j.at("nearest_misses").empty());
+  EXPECT_FALSE(j.at("suggestions").empty());
+  EXPECT_GT(j.at("rejected").at("deadline").get<int>(), 0);
+  fs::remove_all(dir);
+}
+
+// DeepSpeed's own rule: train_batch_size = micro-batch x accumulation x data-parallel ranks; every
+// ZeRO value is written out rather than left to DeepSpeed's defaults.
+TEST(CliExport, DeepSpeedConfigStatesEveryValue) {
+  const test::CliResult r = test::run_preflight("export deepspeed " + scenario("llama2-7b-full-8xa100-zero3"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json ds = json::parse(r.out);
+  EXPECT_EQ(ds.at("train_batch_size").get<int>(),
+            ds.at("train_micro_batch_size_per_gpu").get<int>() * ds.at("gradient_accumulation_steps").get<int>() * 8);
+  EXPECT_EQ(ds.at("train_batch_size").get<int>(), 512);
+  EXPECT_TRUE(ds.at("bf16").at("enabled").get<bool>());
+  EXPECT_FALSE(ds.at("fp16").at("enabled").get<bool>());
+  const json& z = ds.at("zero_optimization");
+  EXPECT_EQ(z.at("stage").get<int>(), 3);
+  for (const char* key : {"overlap_comm", "contiguous_gradients", "reduce_scatter", "reduce_bucket_size", "allgather_partitions",
+                          "allgather_bucket_size", "offload_optimizer", "offload_param", "stage3_prefetch_bucket_size",
+                          "stage3_param_persistence_threshold", "stage3_max_live_parameters", "stage3_max_reuse_distance",
+                          "sub_group_size", "stage3_gather_16bit_weights_on_model_save"}) {
+    EXPECT_TRUE(z.contains(key)) << key;
+  }
+  EXPECT_EQ(z.at("offload_optimizer").at("device"), "none");
+}
+
+// ZeRO-2 with overlap_comm holds ~4.5 x both buckets; the exported sizes keep that within the one
+// reduce bucket (5e8 elements, 2 bytes) the memory model budgets.
+TEST(CliExport, ZeroTwoBucketsFitTheModelledBuffer) {
+  const test::CliResult r = test::run_preflight("export deepspeed " + scenario("llama2-7b-full-weekend"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json z = json::parse(r.out).at("zero_optimization");
+  ASSERT_EQ(z.at("stage").get<int>(), 2);
+  // Hugging Face's ZeRO guide: overlap_comm holds 4.5 x both buckets, "5e8 x 2Bytes x 2 x 4.5 = 9GB".
+  const double footprint_bytes = 4.5 * 2.0 * (z.at("reduce_bucket_size").get<double>() + z.at("allgather_bucket_size").get<double>());
+  EXPECT_LE(footprint_bytes, 5e8 * 2.0 * 1.0001);  // one 5e8-element bf16 bucket, what the model budgets
+  EXPECT_GT(footprint_bytes, 0.99 * 5e8 * 2.0);    // and not needlessly smaller
+}
+
+TEST(CliExport, AccelerateFsdpAndTorchrunMultiNode) {
+  const std::string config = R"('{"instance": "aws/p4de.24xlarge", "nodes": 2, "sharding": "fsdp_full", "activation_checkpointing": "full", "micro_batch": 2}')";
+  const std::string s = scenario("llama2-70b-sft-a100");
+  const test::CliResult a = test::run_preflight("export accelerate " + s + " --config " + config);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_NE(a.out.find("distributed_type: FSDP"), std::string::npos);
+  EXPECT_NE(a.out.find("fsdp_sharding_strategy: FULL_SHARD"), std::string::npos);
+  EXPECT_NE(a.out.find("fsdp_activation_checkpointing: true"), std::string::npos);
+  EXPECT_NE(a.out.find("num_machines: 2"), std::string::npos);
+  EXPECT_NE(a.out.find("num_processes: 16"), std::string::npos);
+  const test::CliResult t = test::run_preflight("export torchrun " + s + " --config " + config);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("--nnodes=2"), std::string::npos);
+  EXPECT_NE(t.out.find("--nproc-per-node=8"), std::string::npos);
+  // 512 sequences / (16 ranks x micro-batch 2) = 16 accumulation steps; 5e8 tokens / 2,097,152 per step.
+  EXPECT_NE(t.out.find("--per_device_train_batch_size 2 --gradient_accumulation_steps 16"), std::string::npos);
+  EXPECT_NE(t.out.find("--max_steps 239"), std::string::npos);
+  EXPECT_NE(t.out.find("--gradient_checkpointing"), std::string::npos);
+}
+
+// Without a config, export writes the plan's winner.
+TEST(CliExport, WithoutAConfigExportsThePlansWinner) {
+  const fs::path dir = test::scratch_dir("export-winner");
+  json s = json::parse(test::read_text(scenario("llama2-7b-full-rtx4090")));
+  s.erase("config");
+  test::write_text(dir / "s.json", s.dump());
+  const json plan = plan_json((dir / "s.json").string());
+  const test::CliResult r = test::run_preflight("export deepspeed " + (dir / "s.json").string() + " --out " + (dir / "ds.json").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json ds = json::parse(test::read_text(dir / "ds.json"));
+  EXPECT_EQ(ds.at("train_micro_batch_size_per_gpu"), plan.at("best").at("config").at("micro_batch"));
+  EXPECT_EQ(ds.at("zero_optimization").at("offload_optimizer").at("device"),
+            plan.at("best").at("config").at("offload").at("optimizer"));
+  fs::remove_all(dir);
+}
+
+
+// Without a config, export plans with the options `plan` takes (--profile, --seed, --trials), so both
+// name the same winner: a profile measuring the A100-40GB's bf16 matmuls at 3 TFLOP/s (1% of its
+// 312 TFLOP/s peak) moves the winner off the p4d, in `plan` and in the exported launch alike.
+TEST(CliExport, PlansTheWinnerWithThePlansOptions) {
+  const fs::path dir = test::scratch_dir("export-options");
+  json s = json::parse(test::read_text(scenario("llama2-7b-full-weekend")));
+  s.erase("config");
+  test::write_text(dir / "s.json", s.dump());
+  CalibrationProfile slow;
+  slow.machine.gpu = "a100-40gb";
+  slow.machine.gpu_count = 8;
+  slow.measured_at = "2026-12-01";
+  slow.source = "test: a slow A100";
+  for (std::int64_t m : {1LL, 1LL << 24}) {
+    for (std::int64_t n : {1LL, 1LL << 24}) {
+      for (std::int64_t k : {1LL, 1LL << 24}) slow.matmul.push_back({"bf16", m, n, k, 3e12});
+    }
+  }
+  test::write_text(dir / "slow.json", io::calibration_profile_json(slow).dump(2));
+  const std::string options = " --profile " + (dir / "slow.json").string() + " --seed 7 --trials 2000";
+  const std::string plain = plan_json((dir / "s.json").string()).at("best").at("config").at("instance");
+  const std::string profiled = plan_json((dir / "s.json").string() + options).at("best").at("config").at("instance");
+  ASSERT_EQ(plain, "aws/p4d.24xlarge");
+  ASSERT_NE(profiled, plain);
+  const test::CliResult r = test::run_preflight("export torchrun " + (dir / "s.json").string() + options);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" x " + profiled + " ("), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
+// Every command writes its output with --out, whole, and nothing to stdout.
+TEST(CliOut, EveryCommandWritesItsOutputToTheFile) {
+  const fs::path dir = test::scratch_dir("out-everywhere");
+  const std::string s = scenario("llama2-7b-full-8xa100-zero3");
+  const std::pair<std::string, int> commands[] = {{"check " + s, 0},
+                                                  {"simulate " + s + " --trials 200", 0},
+                                                  {"plan " + s + " --trials 200 --format csv", 0},
+                                                  {"export deepspeed " + s, 0},
+                                                  {"catalog gpus", 0},
+                                                  {"sweep " + s + " --trials 200", 0}};
+  for (const auto& [command, code] : commands) {
+    const fs::path out = dir / "out.txt";
+    const test::CliResult to_stdout = test::run_preflight(command);
+    const test::CliResult to_file = test::run_preflight(command + " --out " + out.string());
+    EXPECT_EQ(to_file.exit_code, code) << command << ": " << to_file.err;
+    EXPECT_TRUE(to_file.out.empty()) << command;
+    EXPECT_FALSE(to_stdout.out.empty()) << command;
+    EXPECT_EQ(test::read_text(out), to_stdout.out) << command;
+    fs::remove(out);
+  }
+  fs::remove_all(dir);
+}
+
+// A tensor/pipeline-parallel config exports as a Megatron-LM launch with the layout simulated:
+// 64 GPUs = tp 4 x pp 8 x dp 2; 512 sequences = micro-batch 1 x 256 accumulation x 2 replicas.
+TEST(CliExport, MegatronLaunchCarriesTheLayout) {
+  const std::string config =
+      R"('{"instance": "aws/p4de.24xlarge", "nodes": 8, "parallelism": {"tp": 4, "pp": 8, "sequence_parallel": true, "interleave": 2}, "sharding": "zero1", "activation_checkpointing": "selective", "micro_batch": 1}')";
+  const test::CliResult m = test::run_preflight("export megatron " + scenario("llama2-70b-sft-a100") + " --config " + config);
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  for (const char* flag : {"--nnodes=8", "--tensor-model-parallel-size 4 --pipeline-model-parallel-size 8",
+                           "--num-layers-per-virtual-pipeline-stage 5", "--sequence-parallel", "--use-distributed-optimizer",
+                           "--num-layers 80 --hidden-size 8192 --ffn-hidden-size 28672 --num-attention-heads 64",
+                           "--group-query-attention --num-query-groups 8", "--swiglu", "--normalization RMSNorm",
+                           "--micro-batch-size 1 --global-batch-size 512", "--recompute-granularity selective", "--train-iters 239"}) {
+    EXPECT_NE(m.out.find(flag), std::string::npos) << flag << " missing in:\n" << m.out;
+  }
+  // The same config simulates and plans as the same layout.
+  const test::CliResult sim = test::run_preflight("simulate " + scenario("llama2-70b-sft-a100") + " --config " + config);
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_NE(sim.out.find("tp 4 + SP, pp 8 x2 interleaved"), std::string::npos) << sim.out;
+}
+
+
+// A pipelined config checkpoints one file per stage, the 8 stages on 8 nodes writing at once; the same
+// checkpoint of an unpipelined DDP layout is written by one node: 8 times as long.
+TEST(CliSimulate, PipelineStagesWriteTheirCheckpointsInParallel) {
+  const auto checkpoint = [](const std::string& config) {
+    const test::CliResult r =
+        test::run_preflight("simulate " + scenario("gpt3-175b-megatron-p4de") + " --format json --trials 10" + config);
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;  // 1: does not fit or misses the deadline
+    return json::parse(r.out).at("run").at("checkpoint");
+  };
+  const json pipelined = checkpoint("");
+  const json one_writer = checkpoint(
+      R"( --config '{"instance": "aws/p4de.24xlarge", "nodes": 8, "parallelism": {"tp": 8, "sequence_parallel": true}, "sharding": "ddp", "micro_batch": 1}')");
+  EXPECT_EQ(pipelined.at("bytes"), one_writer.at("bytes"));
+  EXPECT_NEAR(one_writer.at("write_seconds").get<double>() / pipelined.at("write_seconds").get<double>(), 8.0, 1e-3);
+}
+
+}  // namespace
+}  // namespace preflight

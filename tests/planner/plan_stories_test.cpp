@@ -1,0 +1,194 @@
+// The planner's stories as scenarios with asserted answers (issue "The planner"), each checked
+// against a number worked out independently of the planner (the ZeRO paper's model-state formulas)
+// or an invariant of the search itself.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+
+#include "planner/text/candidate_text.hpp"
+#include "planner/search/plan_search.hpp"
+#include "planner/search/search_space.hpp"
+#include "simulator/model/parameter_count.hpp"
+#include "support/catalog.hpp"
+
+namespace preflight {
+namespace {
+
+Scenario scenario(const std::string& name) {
+  return load_scenario(std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/" + name + ".json", test::catalog());
+}
+
+bool any_line(const std::vector<std::string>& lines, const std::string& part) {
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(part) != std::string::npos; });
+}
+
+// Mixed-precision Adam model states per GPU by ZeRO stage (Rajbhandari et al. 2020, section 5):
+// DDP 16P, ZeRO-1 4P + 12P/N, ZeRO-2 2P + 14P/N, ZeRO-3 16P/N bytes.
+double zero_paper_states(int stage, double params, double ranks) {
+  switch (stage) {
+    case 0: return 16.0 * params;
+    case 1: return 4.0 * params + 12.0 * params / ranks;
+    case 2: return 2.0 * params + 14.0 * params / ranks;
+    default: return 16.0 * params / ranks;
+  }
+}
+
+// A 7B full fine-tune with a weekend deadline: the plan fits with the 10% headroom kept, finishes by
+// Monday with the required probability, and its model states alone (ZeRO paper) are well inside the GPU.
+TEST(PlanStories, WeekendFineTuneFitsWithHeadroom) {
+  const Scenario s = scenario("llama2-7b-full-weekend");
+  const Plan plan = search_plan(s, test::catalog(), PlanOptions{});
+  ASSERT_TRUE(plan.best.has_value());
+  const PlanEntry& best = *plan.best;
+  const MemoryEstimate& m = best.evaluation.memory;
+  EXPECT_NEAR(m.usable_bytes, 0.9 * m.capacity_bytes, 1.0);
+  EXPECT_LE(m.peak_bytes, m.usable_bytes);
+  EXPECT_TRUE(best.evaluation.peak_from_timeline);
+  const double ranks = best.config().nodes * best.node->gpus_per_node;
+  EXPECT_LT(zero_paper_states(sharding_scheme(best.config().sharding).stage, 6'738'415'616.0, ranks), m.usable_bytes);
+  EXPECT_GE(best.run.outcome.p_meets_deadline, 0.9);
+  EXPECT_LE(best.run.outcome.hours_at_target, 60.0);
+  EXPECT_LE(best.run.outcome.usd.mean, 3000.0);
+  EXPECT_TRUE(any_line(plan.reasons, "fits: simulated peak"));
+}
+
+// A 70B fine-tune on A100s: 2P bytes of fp16 weights alone (138 GB) exceed an 80 GB GPU under DDP,
+// ZeRO-1 and ZeRO-2, so only ZeRO-3/FSDP full sharding, offload, or tensor/pipeline parallelism can
+// fit, and the plan says so.
+TEST(PlanStories, SeventyBillionOnA100NeedsItsWeightsSplit) {
+  const Scenario s = scenario("llama2-70b-sft-a100");
+  // The premise, from the catalog: 2 bytes per weight exceed the largest A100's memory.
+  EXPECT_GT(2.0 * static_cast<double>(count_parameters(s.model()).total()), test::catalog().find_gpu("a100-80gb")->memory_bytes);
+  const Plan plan = search_plan(s, test::catalog(), PlanOptions{});
+  ASSERT_TRUE(plan.best.has_value());
+  // Whatever fits splits the weights themselves: ZeRO-3/FSDP, offload, or tensor/pipeline parallelism.
+  const auto splits_weights = [](const StrategyConfig& c) {
+    const bool offload = c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none;
+    return sharding_scheme(c.sharding).stage == 3 || offload || model_parallel(c.parallelism);
+  };
+  EXPECT_TRUE(splits_weights(plan.best->config())) << candidate_text(*plan.best->node, plan.best->config());
+  EXPECT_TRUE(any_line(plan.reasons, "zero2 does not fit here")) << plan.reasons.front();
+  if (plan.best->config().parallelism.pp > 1) {
+    EXPECT_TRUE(any_line(plan.reasons, "pipeline bubble: "));
+  }
+  bool zero3_fits = false;
+  for (const PlanEntry& e : plan.screened) {
+    EXPECT_TRUE(splits_weights(e.config())) << candidate_text(*e.node, e.config());
+    zero3_fits = zero3_fits || sharding_scheme(e.config().sharding).stage == 3;
+  }
+  EXPECT_TRUE(zero3_fits);
+}
+
+// A long multi-node run on a spot market as volatile as Bamboo's p3 trace: spot loses so much work
+// to interruptions that the plan takes on-demand (or checkpoints very often), and says why with the
+// probability spot would have had.
+TEST(PlanStories, VolatileSpotMarketPicksOnDemandOrShortCheckpoints) {
+  const Scenario s = scenario("llama3.1-70b-pretrain-volatile-spot");
+  const Plan plan = search_plan(s, test::catalog(), PlanOptions{});
+  ASSERT_TRUE(plan.best.has_value());
+  const PlanEntry& best = *plan.best;
+  if (best.config().pricing == Pricing::spot) {
+    EXPECT_LT(best.run.checkpoint.interval_seconds, 30.0 * 60.0);
+  } else {
+    EXPECT_TRUE(any_line(plan.reasons, "on_demand over spot: no spot plan meets the deadline"));
+  }
+  EXPECT_GT(plan.counts[static_cast<int>(Verdict::probability)], 0);
+}
+
+// The Monte Carlo branch and bound returns what a Monte Carlo of every screened config would: the
+// test runs that Monte Carlo itself over every config the search did not reject outright, and
+// picks the cheapest feasible one by the same rule (mean cost, then p90, then hours).
+TEST(PlanSearch, BranchAndBoundFindsTheExhaustiveWinner) {
+  const Scenario s = scenario("llama2-7b-full-weekend");
+  PlanOptions o;
+  o.run.trials = 500;
+  const Plan plan = search_plan(s, test::catalog(), o);
+  ASSERT_TRUE(plan.best);
+  const PlanEntry* reference = nullptr;
+  RunOutcome reference_outcome;
+  std::size_t candidates = 0;
+  for (const PlanEntry& e : plan.screened) {
+    if (e.verdict == Verdict::deadline || e.verdict == Verdict::budget || (e.verdict == Verdict::probability && !e.monte_carlo)) continue;
+    ++candidates;
+    const RunOutcome r = simulate_run(e.run.inputs);
+    if (r.p_meets_deadline < s.constraints.min_completion_probability || r.usd.mean > *s.constraints.budget_usd) continue;
+    const auto key = [](const RunOutcome& x) { return std::make_tuple(x.usd.mean, x.usd.p90, x.hours.mean); };
+    if (reference == nullptr || key(r) < key(reference_outcome)) {
+      reference = &e;
+      reference_outcome = r;
+    }
+  }
+  ASSERT_NE(reference, nullptr);
+  EXPECT_LT(plan.monte_carlo_runs, static_cast<std::int64_t>(candidates));
+  EXPECT_EQ(plan.best->run.outcome.usd.mean, reference_outcome.usd.mean);
+  EXPECT_EQ(plan.best->config().instance, reference->config().instance);
+  EXPECT_EQ(plan.best->config().nodes, reference->config().nodes);
+  EXPECT_EQ(plan.best->config().pricing, reference->config().pricing);
+}
+
+// The frontier is a frontier: fastest first, each point cheaper than the one before, and no feasible
+// plan with a Monte Carlo is both faster and cheaper than a point on it.
+TEST(PlanSearch, FrontierIsParetoOptimal) {
+  const Plan plan = search_plan(scenario("llama2-70b-sft-a100"), test::catalog(), PlanOptions{});
+  ASSERT_GE(plan.frontier.size(), 2u);
+  for (std::size_t i = 1; i < plan.frontier.size(); ++i) {
+    EXPECT_GE(plan.frontier[i].run.outcome.hours.mean, plan.frontier[i - 1].run.outcome.hours.mean);
+    EXPECT_LT(plan.frontier[i].run.outcome.usd.mean, plan.frontier[i - 1].run.outcome.usd.mean);
+  }
+  for (const PlanEntry& f : plan.frontier) {
+    for (const PlanEntry& e : plan.screened) {
+      if (e.verdict != Verdict::feasible) continue;
+      EXPECT_FALSE(e.run.outcome.hours.mean < f.run.outcome.hours.mean && e.run.outcome.usd.mean < f.run.outcome.usd.mean);
+    }
+  }
+  EXPECT_EQ(plan.frontier.back().run.outcome.usd.mean, plan.best->run.outcome.usd.mean);
+}
+
+// The alternatives are other choices of machine, node count or pricing, ranked after the winner.
+TEST(PlanSearch, AlternativesAreDistinctAndRankedAfterTheWinner) {
+  const Plan plan = search_plan(scenario("llama3.1-70b-pretrain-spot-p5"), test::catalog(), PlanOptions{});
+  ASSERT_TRUE(plan.best.has_value());
+  double previous = plan.best->run.outcome.usd.mean;
+  for (const PlanEntry& a : plan.alternatives) {
+    EXPECT_FALSE(a.node == plan.best->node && a.config().nodes == plan.best->config().nodes &&
+                 a.config().pricing == plan.best->config().pricing);
+    EXPECT_GE(a.run.outcome.usd.mean, previous);
+    previous = a.run.outcome.usd.mean;
+  }
+}
+
+// An impossible deadline: no plan, the rejections say why, and the suggestion names a deadline the
+// fastest fitting plan meets, which is more than the one asked for.
+TEST(PlanSearch, ImpossibleDeadlineSuggestsOneThatWorks) {
+  Scenario s = scenario("llama2-7b-full-weekend");
+  s.constraints.deadline_hours = 0.25;
+  s.search.max_nodes = 2;
+  const Plan plan = search_plan(s, test::catalog(), PlanOptions{});
+  EXPECT_FALSE(plan.best.has_value());
+  EXPECT_GT(plan.counts[static_cast<int>(Verdict::deadline)], 0);
+  ASSERT_FALSE(plan.suggestions.empty());
+  const auto line = std::find_if(plan.suggestions.begin(), plan.suggestions.end(),
+                                 [](const std::string& l) { return l.rfind("a deadline of ", 0) == 0; });
+  ASSERT_NE(line, plan.suggestions.end()) << plan.suggestions.front();
+  // Independent floor: 6 x 6.74e9 parameters x 1e9 tokens of FLOPs on the fastest searched machines
+  // (2 x p5, 16 H100 at 989 TFLOP/s bf16) take at least 0.71 h, even at 100% utilisation.
+  const double suggested = std::stod(line->substr(std::string("a deadline of ").size()));
+  EXPECT_GT(suggested, 6.0 * 6.738e9 * 1e9 / (16 * 989e12) / 3600.0);
+}
+
+// The rejection closest to fitting is reported with how far it is short.
+TEST(PlanSearch, NearestMemoryMissSaysHowFarShort) {
+  const Plan plan = search_plan(scenario("llama2-70b-sft-a100"), test::catalog(), PlanOptions{});
+  const auto miss = std::find_if(plan.nearest_misses.begin(), plan.nearest_misses.end(),
+                                 [](const NearestMiss& m) { return m.reason == Verdict::oom; });
+  ASSERT_NE(miss, plan.nearest_misses.end());
+  EXPECT_GT(miss->shortfall, 0.0);
+  EXPECT_LT(miss->shortfall, 0.10);
+  EXPECT_NE(miss->text.find("short of memory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace preflight

@@ -1,0 +1,143 @@
+// Tensor and pipeline parallelism: the layout's arithmetic by hand, and invariants of the simulated
+// step that hold whatever the constants.
+
+#include <gtest/gtest.h>
+
+#include "simulator/hardware/collective_model.hpp"
+#include "simulator/hardware/machine.hpp"
+#include "simulator/memory/memory_estimate.hpp"
+#include "simulator/model/parameter_count.hpp"
+#include "simulator/model/stage_layout.hpp"
+#include "simulator/step/step_graph.hpp"
+#include "support/fixtures.hpp"
+#include "support/step_setup.hpp"
+
+namespace preflight {
+namespace {
+
+struct Layout {
+  ModelSpec model = test::fixtures::gpt3_175b();
+  NodeSpec node = test::fixtures::onprem_dgx_a100_80gb();
+  TrainingJob job;
+  AnalyticalCollectives links{link_bandwidths(node)};  // what the machine's collectives are: no profile
+  test::StepSetup setup;  // the workloads and machines of every StepInputs made here
+
+  Layout() {
+    job.tokens = 1e9;
+    job.seq_len = 2048;
+    job.global_batch_sequences = 64;
+  }
+  StepInputs inputs(int tp, int pp, int interleave = 1, int nodes = 8) {
+    StepInputs in;
+    in.workload = &setup.workload(model, job);
+    in.machine = &setup.machine(node, job.precision);
+    in.config.instance = node.id;
+    in.config.nodes = nodes;
+    in.config.parallelism = {tp, pp, tp > 1, interleave};
+    in.config.sharding = Sharding::ddp;
+    in.config.recompute = Recompute::selective;
+    in.config.flash_attention = false;
+    in.config.micro_batch = 1;
+    in.config.grad_accum = job.global_batch_sequences * tp * pp / (nodes * node.gpus_per_node);
+    in.memory = estimate_memory(*in.workload, in.config, node, 0.0);
+    return in;
+  }
+};
+
+// GPT-3 175B (h = 12288, vocabulary 50257, 2048 positions) on tp 8 x pp 8, by hand: the first
+// stage is the heaviest, 12 layers of 12h^2 + 13h = 1,812,099,072 plus the token table 617,558,016
+// and the position table 25,165,824 = 22,387,912,704 parameters, 2,798,489,088 per GPU.
+TEST(ModelParallel, ParameterShareByHand) {
+  Layout l;
+  const StageLayout s = stage_layout(l.model, count_parameters(l.model), {8, 8, true, 1});
+  EXPECT_EQ(s.layers_per_stage, 12);
+  EXPECT_DOUBLE_EQ(s.param_share * static_cast<double>(count_parameters(l.model).total()), 2'798'489'088.0);
+  EXPECT_DOUBLE_EQ(s.in_flight_micro_batches, 8.0);
+  EXPECT_DOUBLE_EQ(s.bubble_micro_batches, 7.0);
+  const StageLayout interleaved = stage_layout(l.model, count_parameters(l.model), {8, 8, true, 3});
+  EXPECT_DOUBLE_EQ(interleaved.bubble_micro_batches, 7.0 / 3.0);
+  EXPECT_DOUBLE_EQ(interleaved.in_flight_micro_batches, 8.0 * (1.0 + 7.0 / 24.0));
+  // 80 layers on 3 stages: 27 on the first two, 26 on the last (Megatron needs them even only when interleaving).
+  const ModelSpec llama_2_70b = test::fixtures::llama_2_70b();
+  EXPECT_EQ(stage_layout(llama_2_70b, count_parameters(llama_2_70b), {1, 3, false, 1}).layers_per_stage, 27);
+}
+
+// Model states per GPU fall as tensor or pipeline parallelism grows (more GPUs share the weights).
+TEST(ModelParallel, MoreModelParallelismNeverRaisesModelStates) {
+  Layout l;
+  double previous = 1e30;
+  for (auto [tp, pp] : {std::pair{1, 8}, std::pair{2, 8}, std::pair{4, 8}, std::pair{8, 8}}) {
+    const MemoryBreakdown g = l.inputs(tp, pp).memory.gpu;
+    const double states = g.params + g.grads + g.optimizer;
+    EXPECT_LT(states, previous) << tp;
+    previous = states;
+  }
+}
+
+// The bubble task is (pp - 1) / interleave times one micro-batch of a stage's GPU work without the
+// head (its layers' passes, tensor-parallel collectives and the two stage-to-stage transfers).
+TEST(ModelParallel, BubbleIsPpMinusOneMicroBatchesOverInterleave) {
+  Layout l;
+  for (int interleave : {1, 3}) {
+    const StepInputs in = l.inputs(8, 8, interleave);
+    const StepGraph g = build_step_graph(in);
+    double bubble = 0.0, stage_micro_batch = 0.0;
+    for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
+      const engine::Task& t = g.graph.task(id);
+      if (g.kinds[id] == TaskKind::bubble) bubble += t.seconds;
+      const std::string name(t.name);
+      const bool on_the_stage = g.kinds[id] != TaskKind::host && name != "head forward" && name != "head backward";
+      if (g.micro_batch[id] == 1 && on_the_stage) stage_micro_batch += t.seconds;
+    }
+    EXPECT_NEAR(bubble, 7.0 / interleave * stage_micro_batch, 1e-9 * bubble) << interleave;
+    const StepSimulation sim = simulate_step(in);
+    EXPECT_NEAR(sim.time.pipeline_bubble_seconds, bubble, 1e-12);
+  }
+  // Interleaving shrinks the bubble: fewer seconds per step.
+  EXPECT_LT(simulate_step(l.inputs(8, 8, 3)).time.seconds(), simulate_step(l.inputs(8, 8, 1)).time.seconds());
+}
+
+// Tensor parallelism: every pass over a layer waits for two all-reduces of the whole activation
+// (s x b x h, 16-bit) on the tensor-parallel group; its simulated time is their sum.
+TEST(ModelParallel, TensorParallelAllReducesPerLayerPass) {
+  Layout l;
+  StepInputs in = l.inputs(8, 8);
+  in.config.parallelism.sequence_parallel = false;
+  in.memory = estimate_memory(*in.workload, in.config, l.node, 0.0);
+  const StepGraph g = build_step_graph(in);
+  const double all_reduce = l.links.seconds(CollectiveOp::all_reduce, 2.0 * 2048.0 * 12288.0, {8, 8});
+  int passes = 0;
+  for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
+    if (std::string(g.graph.task(id).name) != "tensor-parallel" || g.micro_batch[id] != 0) continue;
+    EXPECT_DOUBLE_EQ(g.graph.task(id).seconds, 2.0 * all_reduce);
+    ++passes;
+  }
+  EXPECT_EQ(passes, 2 * 12);  // forward and backward of 12 layers (selective recompute re-runs no GEMM)
+  // Faster NVLink never slows the step.
+  Layout fast;
+  fast.node.intra_node_bytes_per_second_per_gpu *= 4.0;
+  EXPECT_LT(simulate_step(fast.inputs(8, 8)).time.seconds(), simulate_step(l.inputs(8, 8)).time.seconds());
+}
+
+
+// Megatron-LM's documented bytes per parameter (distrib_optimizer.md, bf16 weights with fp32
+// gradients): 18 without the distributed optimizer, 6 + 12/d with it, d the data-parallel replicas.
+TEST(ModelParallel, MegatronBytesPerParameter) {
+  Layout l;
+  l.job.precision = Precision::bf16;
+  const ParameterCount count = count_parameters(l.model);
+  const double per_gpu = stage_layout(l.model, count, {8, 8, true, 1}).param_share * static_cast<double>(count.total());
+  for (int nodes : {8, 32}) {
+    StepInputs in = l.inputs(8, 8, 1, nodes);
+    const double d = nodes * 8.0 / 64.0;
+    const MemoryBreakdown plain = in.memory.gpu;
+    EXPECT_DOUBLE_EQ(plain.params + plain.grads + plain.optimizer, 18.0 * per_gpu) << nodes;
+    EXPECT_EQ(plain.grad_buffers, 0.0);
+    in.config.sharding = Sharding::zero1;
+    const MemoryBreakdown distributed = estimate_memory(*in.workload, in.config, l.node, 0.0).gpu;
+    EXPECT_DOUBLE_EQ(distributed.params + distributed.grads + distributed.optimizer, (6.0 + 12.0 / d) * per_gpu) << nodes;
+  }
+}
+
+}  // namespace
+}  // namespace preflight
