@@ -6,6 +6,7 @@
 
 #include "simulator/economics/run_defaults.hpp"
 #include "simulator/economics/run_monte_carlo.hpp"
+#include "simulator/economics/spot_trace.hpp"
 
 namespace preflight {
 namespace {
@@ -39,6 +40,21 @@ void BM_MonteCarlo72h16NodesBambooP3Rate(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * in.trials);
 }
 BENCHMARK(BM_MonteCarlo72h16NodesBambooP3Rate)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Replaying a trace whose fleet has a million instances and 100,000 removal events (a corrupt or
+// synthetic gcloud-counts file at the reader's bounds): the job's exposure is worked out once, each
+// interruption is found in constant time, so this costs what a small trace costs (it took minutes
+// when each event multiplied out its removals).
+void BM_MonteCarloReplayOfAMillionInstanceFleet(benchmark::State& state) {
+  std::vector<FleetChange> changes{{0.0, 1'000'000, 0}};
+  for (int i = 1; i <= 100'000; ++i) changes.push_back({i * 0.01, i % 2 == 0 ? 5000 : 0, i % 2 == 1 ? 5000 : 0});
+  const SpotTrace trace = build_trace("million", changes);
+  RunInputs in = spot_run(0.0);
+  in.interruptions = InterruptionProcess::replay(&trace, in.nodes);
+  for (auto _ : state) benchmark::DoNotOptimize(simulate_run(in));
+  state.SetItemsProcessed(state.iterations() * in.trials);
+}
+BENCHMARK(BM_MonteCarloReplayOfAMillionInstanceFleet)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace preflight

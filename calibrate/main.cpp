@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   try {
+    if (app.count("--out") != 0 && out.empty()) throw preflight::InputError("--out", "", "an empty path", "a file path");
     if (!gpu.empty()) {
       const preflight::Catalog catalog = preflight::Catalog::load(preflight::Catalog::default_dir());
       if (catalog.find_gpu(gpu) == nullptr) {
@@ -115,7 +116,12 @@ int main(int argc, char** argv) {
     std::cerr << "preflight-calibrate: measuring host memory, CPU AdamW and checkpoint bandwidth"
               << (quick ? " (quick)" : "") << "...\n";
     p.host = preflight::calibrate::measure_host({quick, checkpoint_dir});
-    preflight::io::write_output(out, preflight::io::calibration_profile_json(p).dump(2) + "\n", std::cout);
+    const std::string profile = preflight::io::calibration_profile_json(p).dump(2) + "\n";
+    if (out.empty()) {
+      preflight::io::write_standard_output(profile);
+    } else {
+      preflight::io::write_file_atomically(out, profile);
+    }
     return 0;
   } catch (const preflight::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";

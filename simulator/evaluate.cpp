@@ -1,5 +1,7 @@
 #include "simulator/evaluate.hpp"
 
+#include <cmath>
+
 #include "simulator/spec/errors.hpp"
 #include "simulator/step/step_graph.hpp"
 
@@ -17,6 +19,11 @@ Evaluation evaluate(const Workload& workload, const Machine& machine, const Stra
   in.memory = e.memory;
   try {
     StepSimulation sim = simulate_step(in, with_trace);
+    // Inputs are bounded to plausible ranges; a step that still comes out infinite or NaN is refused
+    // rather than printed.
+    if (!std::isfinite(sim.time.seconds()) || !std::isfinite(sim.peak_bytes)) {
+      throw InvalidConfig("instance", "the simulated step is not a finite time: an input at the edge of its range");
+    }
     e.trace = std::move(sim.trace);
     e.step = sim.time;
     e.memory.peak_bytes = sim.peak_bytes;

@@ -7,6 +7,7 @@
 
 #include "planner/catalog/hf_model_config.hpp"
 #include "planner/io/json_reader.hpp"
+#include "simulator/economics/interruption_process.hpp"
 #include "simulator/spec/errors.hpp"
 
 #ifndef PREFLIGHT_CATALOG_DIR
@@ -49,11 +50,11 @@ GpuSpec read_gpu(const nlohmann::json& j, const std::string& file, const std::st
   g.id = r.string("id");
   g.name = r.string("name");
   r.string("form_factor");
-  g.memory_bytes = r.number("memory_GiB", {0.0, 4096.0, true, "GiB"}) * kGiB;
+  g.memory_bytes = r.number("memory_GiB", {0.1, 4096.0, false, "GiB"}) * kGiB;
   r.string("memory_type");
-  g.memory_bandwidth_bytes_per_second = r.number("memory_bandwidth_GBps", {0.0, 1e6, true, "GB/s"}) * 1e9;
+  g.memory_bandwidth_bytes_per_second = r.number("memory_bandwidth_GBps", {1.0, 1e6, false, "GB/s"}) * 1e9;
   ObjectReader peaks = r.object("peak_tflops");
-  const io::NumberRule tflops{0.0, 1e6, true, "TFLOP/s"};
+  const io::NumberRule tflops{0.01, 1e6, false, "TFLOP/s"};
   g.peak_tflops.fp32 = nullable_number(peaks, "fp32", tflops);
   g.peak_tflops.tf32 = nullable_number(peaks, "tf32", tflops);
   g.peak_tflops.bf16 = nullable_number(peaks, "bf16", tflops);
@@ -78,7 +79,7 @@ PriceQuote read_price(const nlohmann::json& j, const std::string& file, const st
   PriceQuote q;
   q.region = r.string("region");
   if (r.has("zone") && !r.raw("zone").is_null()) q.zone = r.string("zone");
-  const io::NumberRule usd{0.0, 1e5, true, "USD per hour"};
+  const io::NumberRule usd{1e-4, 1e5, false, "USD per hour"};
   q.on_demand_usd_per_hour = nullable_number(r, "on_demand_usd_per_hour", usd);
   q.spot_usd_per_hour = nullable_number(r, "spot_usd_per_hour", usd);
   if (r.has("note") && !r.raw("note").is_null()) q.note = r.string("note");
@@ -114,15 +115,15 @@ NodeSpec read_instance(const nlohmann::json& j, const std::string& provider, con
   n.gpu = catalog.gpu_at(r, "gpu");
   n.gpus_per_node = static_cast<int>(r.integer("gpus_per_node", 1, 64));
   n.vcpus = static_cast<int>(r.integer("vcpus", 1, 100000));
-  n.host_memory_bytes = r.number("host_memory_GiB", {0.0, 1e6, true, "GiB"}) * kGiB;
+  n.host_memory_bytes = r.number("host_memory_GiB", {0.5, 1e6, false, "GiB"}) * kGiB;
   ObjectReader link = r.object("intra_node");
   n.intra_node_link = link.enum_value("link", kIntraNodeLinkNames);
-  n.intra_node_bytes_per_second_per_gpu = link.number("GBps_per_gpu", {0.0, 1e5, true, "GB/s"}) * 1e9;
+  n.intra_node_bytes_per_second_per_gpu = link.number("GBps_per_gpu", {0.1, 1e5, false, "GB/s"}) * 1e9;
   link.finish();
-  n.inter_node_bits_per_second = r.number("inter_node_Gbps", {0.0, 1e6, false, "Gb/s"}) * 1e9;
+  n.inter_node_bits_per_second = io::network_gbps(r, "inter_node_Gbps") * 1e9;
   n.local_nvme_bytes = r.number("local_nvme_GB", {0.0, 1e7, false, "GB"}) * 1e9;
   if (r.has("interruption_bucket") && !r.raw("interruption_bucket").is_null()) {
-    n.interruption_bucket = r.choice("interruption_bucket", {"<5%", "5-10%", "10-15%", "15-20%", ">20%"});
+    n.interruption_bucket = r.choice("interruption_bucket", kSpotAdvisorBuckets);
   }
   const nlohmann::json& prices = r.raw("prices");
   if (!prices.is_array()) r.fail("prices", "a list of price quotes (empty for owned hardware)");
@@ -183,6 +184,7 @@ Catalog Catalog::load(const fs::path& dir) {
     }
     if (r.has("skipped")) {
       const nlohmann::json& skipped = r.raw("skipped");
+      if (!skipped.is_array()) r.fail("skipped", "a list of {instance_type, reason} entries");
       for (std::size_t i = 0; i < skipped.size(); ++i) {
         ObjectReader s(skipped[i], f.string(), "$.skipped[" + std::to_string(i) + "]");
         c.skipped_.push_back({provider, s.string("instance_type"), s.string("reason")});

@@ -51,7 +51,7 @@ Command add_check_command(CLI::App& app, GlobalOptions& global) {
   auto o = std::make_shared<CheckOptions>();
   CLI::App* c = app.add_subcommand("check", "Does this job fit in memory? If not, what is the cheapest change that makes it fit?");
   c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
-  c->add_option("--config", o->config, "Config JSON file, or an inline JSON object");
+  c->add_option("--config", o->config, "Config JSON file, or an inline JSON object")->check(not_empty());
   add_output_options(*c, o->output, {"table", "json"});
   add_catalog_option(*c, o->catalog);
   add_run_model_options(*c, o->run, global);

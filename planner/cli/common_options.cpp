@@ -1,8 +1,54 @@
 #include "planner/cli/common_options.hpp"
 
+#include <charconv>
+#include <cmath>
+#include <limits>
+
 #include "planner/io/calibration_profile_io.hpp"
 
 namespace preflight::cli {
+
+const CLI::Validator& not_empty() {
+  static const CLI::Validator validator(
+      [](std::string& value) { return value.empty() ? std::string("an empty value is not allowed here") : std::string(); },
+      "NOT EMPTY");
+  return validator;
+}
+
+CLI::Validator finite_range(double min, double max) {
+  return CLI::Validator(
+      [min, max](std::string& value) {
+        double x = 0.0;
+        std::size_t used = 0;
+        try {
+          x = std::stod(value, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != value.size() || !std::isfinite(x) || x < min || x > max) {
+          return "a finite number from " + CLI::detail::to_string(min) + " to " + CLI::detail::to_string(max);
+        }
+        return std::string();
+      },
+      "FINITE");
+}
+
+// Seeds are written back into JSON (plans, sweeps) and read as signed 64-bit integers: a decimal
+// integer from 0 to 2^63 - 1, never a wrapped "-1" or 2^64.
+const CLI::Validator& seed_range() {
+  static const CLI::Validator validator(
+      [](std::string& value) {
+        std::uint64_t seed = 0;
+        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seed);
+        if (value.empty() || error != std::errc() || end != value.data() + value.size() ||
+            seed > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+          return std::string("a decimal integer from 0 to 9223372036854775807");
+        }
+        return std::string();
+      },
+      "SEED");
+  return validator;
+}
 
 void add_output_options(CLI::App& command, OutputOptions& output, const std::vector<std::string>& formats) {
   output.format = formats.front();
@@ -11,17 +57,18 @@ void add_output_options(CLI::App& command, OutputOptions& output, const std::vec
 }
 
 void add_out_option(CLI::App& command, std::string& out) {
-  command.add_option("--out", out, "Write the output to this file (whole or not at all) instead of stdout");
+  command.add_option("--out", out, "Write the output to this file (whole or not at all) instead of stdout")->check(not_empty());
 }
 
 void add_catalog_option(CLI::App& command, std::string& catalog) {
-  command.add_option("--catalog", catalog, "Catalog folder (default: the bundled catalogs/)");
+  command.add_option("--catalog", catalog, "Catalog folder (default: the bundled catalogs/)")->check(not_empty());
 }
 
 void add_run_model_options(CLI::App& command, RunModelOptions& run, GlobalOptions& global) {
   command.add_option("--profile", run.profile,
-                     "Calibration profile (preflight-calibrate): its measurements replace the defaults on machines with its GPU");
-  command.add_option("--seed", run.seed, "Monte Carlo seed (same seed, same numbers)");
+                     "Calibration profile (preflight-calibrate): its measurements replace the defaults on machines with its GPU")
+      ->check(not_empty());
+  command.add_option("--seed", run.seed, "Monte Carlo seed (same seed, same numbers)")->check(seed_range());
   command.add_option("--trials", run.trials, "Monte Carlo trials (per configuration)")->check(CLI::Range(1, 10'000'000));
   command.add_option("--threads", global.threads, "Worker threads (default: all cores); results do not depend on it")
       ->check(CLI::Range(1, 1024));

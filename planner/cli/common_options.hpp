@@ -15,6 +15,12 @@
 
 namespace preflight::cli {
 
+// For paths and texts that mean something only when given: `--out ''` must not mean stdout, nor
+// `--shard ''` no shard.
+const CLI::Validator& not_empty();
+// A finite number from `min` to `max` (CLI11's Range lets NaN through: every comparison with it is false).
+CLI::Validator finite_range(double min, double max);
+
 struct OutputOptions {
   std::string format;
   std::string out;  // a file written whole or not at all; empty: stdout

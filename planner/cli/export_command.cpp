@@ -89,7 +89,7 @@ Command add_export_command(CLI::App& app, GlobalOptions& global) {
       ->required()
       ->check(CLI::IsMember({"deepspeed", "accelerate", "torchrun", "megatron"}));
   c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
-  c->add_option("--config", o->config, "Config JSON file, or an inline JSON object");
+  c->add_option("--config", o->config, "Config JSON file, or an inline JSON object")->check(not_empty());
   add_out_option(*c, o->out);
   add_catalog_option(*c, o->catalog);
   add_run_model_options(*c, o->run, global);

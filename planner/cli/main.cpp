@@ -10,6 +10,7 @@
 #include <tbb/global_control.h>
 
 #include "planner/cli/command.hpp"
+#include "planner/io/output_file.hpp"
 #include "simulator/spec/errors.hpp"
 
 namespace {
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
     for (const cli::Command& command : commands) {
       if (*command.app) code = command.run(out, std::cerr);
     }
-    std::cout << out.str();
+    preflight::io::write_standard_output(out.str());
     return code;
   } catch (const preflight::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -57,10 +57,10 @@ Command add_simulate_command(CLI::App& app, GlobalOptions& global) {
   auto o = std::make_shared<SimulateOptions>();
   CLI::App* c = app.add_subcommand("simulate", "Memory, step time, and the whole run (checkpoints, interruptions, cost) of one config");
   c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
-  c->add_option("--config", o->config, "Config JSON file, or an inline JSON object");
+  c->add_option("--config", o->config, "Config JSON file, or an inline JSON object")->check(not_empty());
   add_output_options(*c, o->output, {"table", "json"});
   add_catalog_option(*c, o->catalog);
-  c->add_option("--trace", o->trace, "Write the simulated step as a Chrome/Perfetto trace (JSON)");
+  c->add_option("--trace", o->trace, "Write the simulated step as a Chrome/Perfetto trace (JSON)")->check(not_empty());
   add_run_model_options(*c, o->run, global);
   return {c, [o](std::ostream& out, std::ostream& err) { return run_simulate(*o, out, err); }};
 }

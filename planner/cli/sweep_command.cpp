@@ -22,14 +22,17 @@ struct SweepCommandOptions {
 
 int run_sweep_command(const SweepCommandOptions& options, std::ostream& out, std::ostream& err) {
   const Catalog catalog = Catalog::load_option(options.catalog);
-  std::vector<std::string> files = sweep_files(options.inputs);
-  if (!options.shard.empty()) files = shard_files(files, parse_shard(options.shard));
+  const std::vector<std::string> all = sweep_files(options.inputs);
+  const Shard shard = options.shard.empty() ? Shard{} : parse_shard(options.shard);
+  const std::vector<std::string> files = shard_files(all, shard);
   ProgressBar bar(err, "sweep");
   const std::optional<CalibrationProfile> profile = load_profile(options.run);
   SweepOptions o;
   o.run = {options.run.seed, options.run.trials, profile ? &*profile : nullptr};
   if (bar.drawing()) o.progress = [&](std::size_t done, std::size_t total) { bar.update(done, total); };
-  const SweepDocument sweep = run_sweep(files, catalog, o);
+  SweepDocument sweep = run_sweep(files, catalog, o);
+  sweep.shard = shard;
+  sweep.scenario_files = all.size();
   return write_sweep(sweep, options.output, out, err);
 }
 
@@ -39,7 +42,8 @@ Command add_sweep_command(CLI::App& app, GlobalOptions& global) {
   auto o = std::make_shared<SweepCommandOptions>();
   CLI::App* c = app.add_subcommand("sweep", "Plan every scenario of files and folders, one row each; compare with a baseline and gate on cost");
   c->add_option("inputs", o->inputs, "Scenario files and folders (searched for *.json)")->required();
-  c->add_option("--shard", o->shard, "Plan only slice K of N (K/N), for a CI matrix; join the slices with `merge`");
+  c->add_option("--shard", o->shard, "Plan only slice K of N (K/N), for a CI matrix; join the slices with `merge`")
+      ->check(not_empty());
   add_catalog_option(*c, o->catalog);
   add_run_model_options(*c, o->run, global);
   add_sweep_output_options(*c, o->output);

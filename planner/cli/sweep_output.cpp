@@ -11,10 +11,10 @@ namespace preflight::cli {
 void add_sweep_output_options(CLI::App& command, SweepOutputOptions& o) {
   command.add_option("--format", o.format, "Output format")->check(CLI::IsMember({"csv", "json", "markdown"}));
   add_out_option(command, o.out);
-  command.add_option("--baseline", o.baseline, "An earlier sweep's JSON: print the changes per scenario");
+  command.add_option("--baseline", o.baseline, "An earlier sweep's JSON: print the changes per scenario")->check(not_empty());
   command.add_option("--max-cost-increase", o.max_cost_increase_pct,
                      "With --baseline: fail (exit 1) when a scenario's expected cost rises by more than this percentage")
-      ->check(CLI::Range(0.0, 1e6))
+      ->check(finite_range(0.0, 1e6))
       ->needs("--baseline");  // without a baseline the gate would pass silently
 }
 

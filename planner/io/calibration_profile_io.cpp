@@ -23,8 +23,8 @@ CollectiveTable read_table(const nlohmann::json& j, const std::string& file, con
     const std::string at = r.path_of("points") + "[" + std::to_string(i) + "]";
     const nlohmann::json& p = points[i];
     if (!p.is_array() || p.size() != 2) throw InputError(file, at, describe(p), "a [bytes, seconds] pair");
-    const double bytes = checked_number(p[0], {0.0, 1e15, true, "bytes"}, file, at + "[0]");
-    const double seconds = checked_number(p[1], {0.0, 1e5, true, "seconds"}, file, at + "[1]");
+    const double bytes = checked_number(p[0], {1.0, 1e15, false, "bytes"}, file, at + "[0]");
+    const double seconds = checked_number(p[1], {1e-9, 1e5, false, "seconds"}, file, at + "[1]");
     if (bytes <= previous) throw InputError(file, at + "[0]", describe(p[0]), "sizes in increasing order");
     previous = bytes;
     t.points.emplace_back(bytes, seconds);
@@ -34,7 +34,7 @@ CollectiveTable read_table(const nlohmann::json& j, const std::string& file, con
 }
 
 constexpr double kG = 1e9;
-constexpr NumberRule kGBps{0.0, 1e6, true, "GB/s"};
+constexpr NumberRule kGBps{1e-3, 1e6, false, "GB/s"};
 
 std::optional<double> optional_rate(ObjectReader& r, std::string_view key, const NumberRule& rule, double scale) {
   const std::optional<double> v = r.optional_number(key, rule);
@@ -51,7 +51,7 @@ void read_matmul(ObjectReader& r, CalibrationProfile& p) {
     x.m = m.integer("m", 1, 1 << 24);
     x.n = m.integer("n", 1, 1 << 24);
     x.k = m.integer("k", 1, 1 << 24);
-    x.flops_per_second = m.number("tflops", {0.0, 1e5, true, "TFLOP/s"}) * 1e12;
+    x.flops_per_second = m.number("tflops", {1e-3, 1e5, false, "TFLOP/s"}) * 1e12;
     m.finish();
     p.matmul.push_back(x);
   }
@@ -85,7 +85,7 @@ void read_host(ObjectReader& r, CalibrationProfile& p) {
   p.host.threads = static_cast<int>(h->integer("threads", 1, 1 << 20));
   p.host.checkpoint_write_bytes_per_second = optional_rate(*h, "checkpoint_write_GBps", kGBps, kG);
   p.host.checkpoint_read_bytes_per_second = optional_rate(*h, "checkpoint_read_GBps", kGBps, kG);
-  p.host.cpu_adam_params_per_second = optional_rate(*h, "cpu_adam_Mparams_per_s", {0.0, 1e9, true, "million parameters/s"}, 1e6);
+  p.host.cpu_adam_params_per_second = optional_rate(*h, "cpu_adam_Mparams_per_s", {1e-3, 1e9, false, "million parameters/s"}, 1e6);
   p.host.memory_bytes_per_second = optional_rate(*h, "memory_GBps", kGBps, kG);
   h->finish();
 }

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <functional>
+#include <stdexcept>
 #include <sstream>
 
+#include "planner/io/input_file.hpp"
 #include "simulator/spec/errors.hpp"
 
 namespace preflight::io {
@@ -30,24 +32,142 @@ std::string join_allowed(std::span<const std::string_view> allowed) {
 
 }  // namespace
 
-nlohmann::json parse_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file.string(), "", "a file that cannot be read", "an existing, readable JSON file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() carries "line L, column C" and the offending token.
-    throw InputError(file.string(), "$", std::string("malformed JSON (") + e.what() + ")", "valid JSON (RFC 8259)");
+namespace {
+
+// Where the parser stands, as a JSON path, and the keys each open object has had: what an error
+// names, and how a repeated key is caught.
+class JsonPathTracker {
+ public:
+  bool operator()(int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        if (static_cast<int>(frames_.size()) >= kMaxJsonDepth) {
+          throw std::length_error("JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
+        }
+        frames_.push_back({event == Event::array_start, 0, {}, {}});
+        break;
+      case Event::key:
+        frames_.back().key = parsed.get<std::string>();
+        if (!frames_.back().keys.insert(frames_.back().key).second) {
+          throw std::invalid_argument("the key \"" + frames_.back().key + "\" a second time in one object");
+        }
+        break;
+      case Event::value: next_element(); break;
+      case Event::object_end:
+      case Event::array_end:
+        frames_.pop_back();
+        next_element();
+        break;
+    }
+    return true;
   }
+
+  std::string path() const {
+    std::string out = "$";
+    for (const Frame& f : frames_) out += f.array ? "[" + std::to_string(f.index) + "]" : "." + f.key;
+    return out;
+  }
+
+ private:
+  struct Frame {
+    bool array = false;
+    std::size_t index = 0;
+    std::string key;
+    std::set<std::string> keys;
+  };
+  void next_element() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  std::vector<Frame> frames_;
+};
+
+// The library's message without its "[json.exception.parse_error.101] " prefix.
+std::string without_library_id(const std::string& message) {
+  if (message.rfind("[json.exception.", 0) != 0) return message;
+  const std::size_t end = message.find("] ");
+  return end == std::string::npos ? message : message.substr(end + 2);
+}
+
+// Appends a compact rendering of `v` to `out`, stopping soon after `limit` characters.
+void describe_into(std::string& out, const nlohmann::json& v, std::size_t limit) {
+  if (out.size() > limit) return;
+  if (v.is_object() || v.is_array()) {
+    out += v.is_object() ? '{' : '[';
+    bool first = true;
+    for (const auto& item : v.items()) {
+      if (out.size() > limit) return;
+      out += first ? "" : ",";
+      first = false;
+      if (v.is_object()) out += nlohmann::json(item.key()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ":";
+      describe_into(out, item.value(), limit);
+    }
+    out += v.is_object() ? '}' : ']';
+    return;
+  }
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    std::size_t end = std::min(s.size(), limit);
+    while (end > 0 && end < s.size() && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;  // a whole UTF-8 character
+    out += nlohmann::json(s.substr(0, end)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return;
+  }
+  out += v.dump();
+}
+
+}  // namespace
+
+nlohmann::json parse_json(const std::string& text, const std::string& file) {
+  JsonPathTracker tracker;
+  try {
+    return nlohmann::json::parse(text, std::ref(tracker));
+  } catch (const nlohmann::json::parse_error& e) {
+    // Its message carries the line and column and the offending token.
+    throw InputError(file, "$", "malformed JSON (" + without_library_id(e.what()) + ")", "valid JSON (RFC 8259)");
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(file, tracker.path(), without_library_id(e.what()), "valid JSON with numbers a double can hold");
+  } catch (const std::length_error& e) {
+    throw InputError(file, tracker.path(), e.what(), "at most " + std::to_string(kMaxJsonDepth) + " levels of nesting");
+  } catch (const std::invalid_argument& e) {
+    throw InputError(file, tracker.path(), e.what(), "each key once in an object");
+  }
+}
+
+nlohmann::json parse_file(const std::filesystem::path& file) {
+  return parse_json(read_input_file(file, "a JSON file"), file.string());
 }
 
 std::string describe(const nlohmann::json& value) {
   constexpr std::size_t max_chars = 60;
-  std::string text = value.dump();
-  if (text.size() > max_chars) text = text.substr(0, max_chars - 3) + "...";
+  std::string text;
+  describe_into(text, value, max_chars);
+  if (text.size() > max_chars) {
+    std::size_t end = max_chars - 3;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    text = text.substr(0, end) + "...";
+  }
   return text;
+}
+
+bool is_one_printable_line(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x20 || byte == 0x7f) return false;
+    const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    const auto third = i + 2 < text.size() ? static_cast<unsigned char>(text[i + 2]) : 0;
+    if (byte == 0xC2 && next >= 0x80 && next <= 0x9F) return false;                                   // C1 controls
+    if (byte == 0xE2 && next == 0x80 && (third == 0xA8 || third == 0xA9)) return false;              // U+2028, U+2029
+    if (byte == 0xE2 && next == 0x80 && third >= 0xAA && third <= 0xAE) return false;                // U+202A-U+202E
+    if (byte == 0xE2 && next == 0x81 && third >= 0xA6 && third <= 0xA9) return false;                // U+2066-U+2069
+  }
+  return true;
+}
+
+double network_gbps(ObjectReader& r, std::string_view key) {
+  const double gbps = r.number(key, {0.0, 1e6, false, "Gb/s"});
+  if (gbps > 0.0 && gbps < 0.1) r.fail(key, "0 (no network) or a number from 0.1 to 1e+06 Gb/s");
+  return gbps;
 }
 
 std::string NumberRule::text() const {

@@ -20,11 +20,20 @@
 
 namespace preflight::io {
 
-// Reads and parses a JSON file; a missing file or malformed JSON is an InputError naming the file
-// (and the line and column for a syntax error).
+// JSON nested deeper than this is refused while it is read: no input preflight reads goes past 6
+// levels, and deep nesting is what overflows the stack of a recursive reader or printer.
+inline constexpr int kMaxJsonDepth = 64;
+
+// Parses JSON text from `file` (a path, or "--config" for an inline argument). Malformed JSON, a
+// number out of range, nesting deeper than kMaxJsonDepth and a key repeated in one object are
+// InputErrors naming the file and the JSON path, in our words (never the library's).
+nlohmann::json parse_json(const std::string& text, const std::string& file);
+
+// Reads (read_input_file: a regular file, bounded) and parses a JSON file.
 nlohmann::json parse_file(const std::filesystem::path& file);
 
-// A short rendering of a JSON value for error messages (long values are truncated).
+// A short rendering of a JSON value for error messages: at most 60 characters, however large or
+// deep the value, control characters escaped.
 std::string describe(const nlohmann::json& value);
 
 struct NumberRule {
@@ -126,6 +135,15 @@ std::vector<E> ObjectReader::enum_list(std::string_view key, const EnumNames<E, 
   }
   return out;
 }
+
+// Whether `text` prints as one line that reads as it is: no control characters (C0, DEL, C1), no
+// line or paragraph separators, and no Unicode bidirectional overrides or isolates (U+202A-E,
+// U+2066-9), which can make a name in a pull-request comment display as something else.
+bool is_one_printable_line(std::string_view text);
+
+// A node's network in Gb/s: 0 (it cannot be networked) or from 0.1 to 10^6, never a bandwidth so
+// small that a collective over it would take forever.
+double network_gbps(ObjectReader& r, std::string_view key);
 
 // Checks a number against a rule, naming file and path in the error.
 double checked_number(const nlohmann::json& value, const NumberRule& rule, const std::string& file,

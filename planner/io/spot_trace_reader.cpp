@@ -1,12 +1,15 @@
 #include "planner/io/spot_trace_reader.hpp"
 
-#include <fstream>
+#include <charconv>
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "planner/io/input_file.hpp"
+#include "planner/io/json_reader.hpp"
 #include "simulator/spec/errors.hpp"
 
 namespace preflight::io {
@@ -14,6 +17,10 @@ namespace preflight::io {
 namespace {
 
 constexpr double kMsPerHour = 3.6e6;
+// Bounds of what a real trace holds: times within 100 years of its start (in ms), fleets of at most
+// a million instances. Beyond them a value is a corrupt line, not a trace.
+constexpr std::int64_t kMaxTraceMs = 100LL * 365 * 24 * 3600 * 1000;
+constexpr std::int64_t kMaxFleet = 1'000'000;
 
 std::string trim(const std::string& s) {
   const auto first = s.find_first_not_of(" \t\r");
@@ -21,25 +28,46 @@ std::string trim(const std::string& s) {
   return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
 }
 
+// Quotes at most the first 40 bytes of the line (whatever file was named, it is not echoed whole),
+// cut at a character boundary; InputError escapes control characters.
 [[noreturn]] void bad_line(const std::filesystem::path& file, std::size_t line, const std::string& text,
                            const std::string& allowed) {
-  throw InputError(file.string(), "line " + std::to_string(line), "\"" + text.substr(0, 60) + "\"", allowed);
+  std::size_t end = std::min<std::size_t>(text.size(), 40);
+  while (end > 0 && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  throw InputError(file.string(), "line " + std::to_string(line),
+                   "\"" + text.substr(0, end) + (end < text.size() ? "...\"" : "\""), allowed);
 }
 
-// Folds changes at the same moment into one (the traces list simultaneous removals line by line).
-void push(std::vector<FleetChange>& changes, double hours, int added, int removed) {
+// A whole decimal integer from 0 to `max`, nothing else (no sign, fraction, exponent, hex, nan, inf).
+std::optional<std::int64_t> whole_number(const std::string& text, std::int64_t max) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 0 || value > max) return std::nullopt;
+  return value;
+}
+
+// Folds changes at the same moment into one (the traces list simultaneous removals line by line);
+// false for a change earlier than the last (the formats are in time order).
+bool push(std::vector<FleetChange>& changes, double hours, int added, int removed) {
+  if (!changes.empty() && hours < changes.back().hours) return false;
   if (!changes.empty() && changes.back().hours == hours) {
     changes.back().added += added;
     changes.back().removed += removed;
   } else {
     changes.push_back({hours, added, removed});
   }
+  return true;
 }
 
-// Seconds since midnight of a day count, for `YYYY-MM-DD, HH:MM:SS`.
+// Hours since the civil epoch, for `YYYY-MM-DD, HH:MM:SS` with every field in its calendar range.
 double gcloud_hours(const std::string& date, const std::string& time) {
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-  if (std::sscanf(date.c_str(), "%d-%d-%d", &y, &mo, &d) != 3 || std::sscanf(time.c_str(), "%d:%d:%d", &h, &mi, &s) != 3) {
+  char extra = 0;
+  if (std::sscanf(date.c_str(), "%4d-%2d-%2d%c", &y, &mo, &d, &extra) != 3 ||
+      std::sscanf(time.c_str(), "%2d:%2d:%2d%c", &h, &mi, &s, &extra) != 3) {
+    return -1.0;
+  }
+  if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 60) {
     return -1.0;
   }
   // Days from civil (Howard Hinnant's algorithm), so month and year boundaries are exact.
@@ -55,8 +83,7 @@ double gcloud_hours(const std::string& date, const std::string& time) {
 }  // namespace
 
 SpotTrace read_spot_trace(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw InputError(file.string(), "", "a file that cannot be read", "an existing spot trace file");
+  std::istringstream in(read_input_file(file, "a spot trace (Bamboo, gcloud counts or Parcae)"));
   std::vector<FleetChange> changes;
   std::string line;
   std::size_t number = 0;
@@ -66,41 +93,46 @@ SpotTrace read_spot_trace(const std::filesystem::path& file) {
     line = trim(line);
     if (line.empty() || line.front() == '#') continue;
     if (line.front() == '[') {  // Parcae
+      const char* parcae = "a JSON array [time_ms, \"add\"|\"remove\"|\"no-op\", {\"nodes\": [...]}], time_ms a whole number";
       nlohmann::json j;
       try {
-        j = nlohmann::json::parse(line);
-      } catch (const nlohmann::json::parse_error&) {
-        bad_line(file, number, line, "a JSON array [time_ms, \"add\"|\"remove\"|\"no-op\", {\"nodes\": [...]}]");
+        j = parse_json(line, file.string());
+      } catch (const InputError&) {
+        bad_line(file, number, line, parcae);
       }
-      if (!j.is_array() || j.size() < 3 || !j[0].is_number() || !j[1].is_string() || !j[2].is_object() ||
-          !j[2].contains("nodes") || !j[2]["nodes"].is_array()) {
-        bad_line(file, number, line, "a JSON array [time_ms, \"add\"|\"remove\"|\"no-op\", {\"nodes\": [...]}]");
+      if (!j.is_array() || j.size() < 3 || !j[0].is_number_integer() || !j[1].is_string() || !j[2].is_object() ||
+          !j[2].contains("nodes") || !j[2]["nodes"].is_array() || j[0].get<std::int64_t>() < 0 ||
+          j[0].get<std::int64_t>() > kMaxTraceMs || j[2]["nodes"].size() > static_cast<std::size_t>(kMaxFleet)) {
+        bad_line(file, number, line, parcae);
       }
       const int n = static_cast<int>(j[2]["nodes"].size());
       const std::string action = j[1].get<std::string>();
-      push(changes, j[0].get<double>() / kMsPerHour, action == "add" ? n : 0, action == "remove" ? n : 0);
+      if (!push(changes, static_cast<double>(j[0].get<std::int64_t>()) / kMsPerHour, action == "add" ? n : 0,
+                action == "remove" ? n : 0)) {
+        bad_line(file, number, line, "lines in time order");
+      }
       continue;
     }
     std::vector<std::string> cells;
     std::stringstream ss(line);
     for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(trim(cell));
     if (cells.size() == 3 && (cells[1] == "add" || cells[1] == "remove")) {  // Bamboo
-      char* end = nullptr;
-      const double ms = std::strtod(cells[0].c_str(), &end);
-      if (end == cells[0].c_str() || *end != '\0' || ms < 0.0) bad_line(file, number, line, "time_ms,add|remove,node");
-      push(changes, ms / kMsPerHour, cells[1] == "add" ? 1 : 0, cells[1] == "remove" ? 1 : 0);
+      const std::optional<std::int64_t> ms = whole_number(cells[0], kMaxTraceMs);
+      if (!ms) bad_line(file, number, line, "time_ms,add|remove,node with time_ms a whole number of milliseconds");
+      if (!push(changes, static_cast<double>(*ms) / kMsPerHour, cells[1] == "add" ? 1 : 0, cells[1] == "remove" ? 1 : 0)) {
+        bad_line(file, number, line, "lines in time order");
+      }
       continue;
     }
     if (cells.size() == 3) {  // gcloud instance counts
       const double hours = gcloud_hours(cells[0], cells[1]);
-      char* end = nullptr;
-      const long count = std::strtol(cells[2].c_str(), &end, 10);
-      if (hours < 0.0 || end == cells[2].c_str() || *end != '\0' || count < 0) {
-        bad_line(file, number, line, "YYYY-MM-DD, HH:MM:SS, <running instances>");
+      const std::optional<std::int64_t> count = whole_number(cells[2], kMaxFleet);
+      if (hours < 0.0 || !count) {
+        bad_line(file, number, line, "YYYY-MM-DD, HH:MM:SS, <running instances, a whole number up to 1000000>");
       }
-      const int delta = last_count < 0 ? static_cast<int>(count) : static_cast<int>(count) - last_count;
-      push(changes, hours, delta > 0 ? delta : 0, delta < 0 ? -delta : 0);
-      last_count = static_cast<int>(count);
+      const int delta = last_count < 0 ? static_cast<int>(*count) : static_cast<int>(*count) - last_count;
+      if (!push(changes, hours, delta > 0 ? delta : 0, delta < 0 ? -delta : 0)) bad_line(file, number, line, "lines in time order");
+      last_count = static_cast<int>(*count);
       continue;
     }
     bad_line(file, number, line, "a Bamboo (time_ms,add|remove,node), gcloud (date, time, count) or Parcae (JSON) line");

@@ -24,6 +24,12 @@ std::map<std::string, const ScenarioChange*> changes_by_name(const SweepReport& 
 
 std::string signed_usd(double usd) { return (usd >= 0.0 ? "+" : "") + usd_text(usd); }
 
+// "+12.5%", or "from $0" where the baseline cost nothing.
+std::string relative_change(const std::optional<double>& fraction) {
+  if (!fraction) return "from $0";
+  return (*fraction >= 0 ? "+" : "") + fixed(100.0 * *fraction, 1) + "%";
+}
+
 }  // namespace
 
 std::string sweep_csv(const SweepReport& report) {
@@ -48,7 +54,7 @@ std::string sweep_csv(const SweepReport& report) {
       const ScenarioChange* c = changes.at(r.name);
       const bool both = c->before && c->before->feasible && r.feasible;
       cells.insert(cells.end(), {both ? fixed(c->before->cost_mean_usd, 2) : "", both ? fixed(c->cost_delta_usd, 2) : "",
-                                 both ? fixed(100.0 * c->cost_delta_fraction, 2) : "",
+                                 both && c->cost_delta_fraction ? fixed(100.0 * *c->cost_delta_fraction, 2) : "",
                                  c->before ? (c->plan_changed ? "yes" : "no") : ""});
     }
     for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
@@ -69,7 +75,8 @@ std::string sweep_report_json(const SweepReport& report) {
       e["cost_mean_usd"] = {{"before", c.before && c.before->feasible ? nlohmann::ordered_json(c.before->cost_mean_usd) : nullptr},
                             {"now", c.now && c.now->feasible ? nlohmann::ordered_json(c.now->cost_mean_usd) : nullptr}};
       e["cost_delta_usd"] = rounded(c.cost_delta_usd, 2);
-      e["cost_delta_fraction"] = rounded(c.cost_delta_fraction, 4);
+      e["cost_delta_fraction"] =
+          c.cost_delta_fraction ? nlohmann::ordered_json(rounded(*c.cost_delta_fraction, 4)) : nlohmann::ordered_json(nullptr);
       e["hours_p50_delta"] = rounded(c.hours_delta, 3);
       list.push_back(e);
     }
@@ -98,9 +105,7 @@ std::string sweep_markdown(const SweepReport& report) {
       const bool before = c.before && c.before->feasible, now = c.now && c.now->feasible;
       out += "| " + md(c.name) + " | " + to_string(c.kind) + " | " + (before ? usd_text(c.before->cost_mean_usd) : "-") +
              " | " + (now ? usd_text(c.now->cost_mean_usd) : "-") + " | " +
-             (before && now ? signed_usd(c.cost_delta_usd) + " (" + (c.cost_delta_fraction >= 0 ? "+" : "") +
-                                  fixed(100.0 * c.cost_delta_fraction, 1) + "%)"
-                            : "-") +
+             (before && now ? signed_usd(c.cost_delta_usd) + " (" + relative_change(c.cost_delta_fraction) + ")" : "-") +
              " | " + (before && now ? fixed(c.hours_delta, 1) + " h" : "-") + " | " +
              (c.plan_changed ? "changed" : "same") + " |\n";
     }

@@ -28,9 +28,9 @@ PriceAdjustments adjustments(const Scenario& s, const StrategyConfig& c) {
 
 // Spot interruptions: the scenario's trace or rate, else the machine's own figure, else its catalog
 // bucket (or the default bucket when the catalog knows none).
-InterruptionProcess spot_process(const Scenario& s, const NodeSpec& node) {
+InterruptionProcess spot_process(const Scenario& s, const NodeSpec& node, int nodes) {
   const PreemptionSpec& p = s.preemption;
-  if (p.trace) return InterruptionProcess::replay(&*p.trace);
+  if (p.trace) return InterruptionProcess::replay(&*p.trace, nodes);
   if (p.interruptions_per_node_hour) return InterruptionProcess::poisson(*p.interruptions_per_node_hour);
   if (p.bucket) return InterruptionProcess::poisson(bucket_interruptions_per_node_hour(p.bucket));
   if (node.spot_interruptions_per_node_hour) return InterruptionProcess::poisson(*node.spot_interruptions_per_node_hour);
@@ -56,7 +56,7 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   r.price = *price;
   r.usd_per_hour = price->usd_per_node_hour * c.nodes;
 
-  const InterruptionProcess process = c.pricing == Pricing::spot ? spot_process(s, node) : InterruptionProcess::none();
+  const InterruptionProcess process = c.pricing == Pricing::spot ? spot_process(s, node, c.nodes) : InterruptionProcess::none();
   r.interruption_model = process.describe();
   r.job_interruptions_per_hour = process.job_rate_per_hour(c.nodes);
   const double failures_per_hour = rd::kFailuresPerGpuHour * c.nodes * node.gpus_per_node;

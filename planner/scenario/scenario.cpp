@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "planner/catalog/hf_model_config.hpp"
+#include "planner/io/input_file.hpp"
+#include "simulator/economics/interruption_process.hpp"
 #include "planner/io/json_reader.hpp"
 #include "planner/io/spot_trace_reader.hpp"
 #include "simulator/spec/errors.hpp"
@@ -76,15 +78,15 @@ double read_tokens(ObjectReader& t, std::int64_t seq_len) {
     t.fail(t.has("tokens") ? "tokens" : "samples",
            "exactly one of \"tokens\", \"samples\", or \"dataset_tokens\" with \"epochs\"");
   }
-  if (t.has("tokens")) return t.number("tokens", {0.0, kMaxTokens, true, "tokens"});
+  if (t.has("tokens")) return t.number("tokens", {1.0, kMaxTokens, false, "tokens"});
   if (t.has("samples")) {
     const double samples = static_cast<double>(t.integer("samples", 1, kMaxSequences));
     const double tokens = samples * static_cast<double>(seq_len);
     if (tokens > kMaxTokens) t.fail("samples", "at most " + std::to_string(static_cast<std::int64_t>(kMaxTokens / static_cast<double>(seq_len))) + " sequences (1e15 tokens)");
     return tokens;
   }
-  const double dataset = t.number("dataset_tokens", {0.0, kMaxTokens, true, "tokens"});
-  const double epochs = t.number("epochs", {0.0, 1e4, true, "epochs"});
+  const double dataset = t.number("dataset_tokens", {1.0, kMaxTokens, false, "tokens"});
+  const double epochs = t.number("epochs", {1e-3, 1e4, false, "epochs"});
   if (dataset * epochs > kMaxTokens) t.fail("epochs", "dataset_tokens x epochs of at most 1e15 tokens");
   return dataset * epochs;
 }
@@ -104,7 +106,7 @@ TrainingJob read_training(ObjectReader& r, const ModelSpec& model) {
     t.fail("global_batch_tokens", "exactly one of \"global_batch_tokens\" and \"global_batch_size\" (sequences)");
   }
   if (t.has("global_batch_tokens")) {
-    const double tokens = t.number("global_batch_tokens", {0.0, 1e12, true, "tokens"});
+    const double tokens = t.number("global_batch_tokens", {1.0, 1e12, false, "tokens"});
     const double sequences = tokens / static_cast<double>(job.seq_len);
     if (sequences != std::floor(sequences) || sequences < 1.0) {
       t.fail("global_batch_tokens", "a whole multiple of seq_len (" + std::to_string(job.seq_len) + ")");
@@ -130,8 +132,8 @@ Constraints read_constraints(ObjectReader& r) {
   Constraints c;
   std::optional<ObjectReader> o = r.optional_object("constraints");
   if (!o) return c;
-  c.deadline_hours = o->optional_number("deadline_hours", {0.0, 1e5, true, "hours"});
-  c.budget_usd = o->optional_number("budget_usd", {0.0, 1e10, true, "USD"});
+  c.deadline_hours = o->optional_number("deadline_hours", {1e-3, 1e5, false, "hours"});
+  c.budget_usd = o->optional_number("budget_usd", {0.01, 1e10, false, "USD"});
   c.min_completion_probability = o->optional_number("min_completion_probability", {0.0, 1.0, true}).value_or(0.9);
   c.vram_headroom = o->optional_number("vram_headroom", {0.0, 0.5}).value_or(memory_defaults::kDefaultVramHeadroom);
   o->finish();
@@ -161,7 +163,7 @@ CheckpointSpec read_checkpoint(ObjectReader& r) {
   s.keep = static_cast<int>(o->optional_integer("keep", 1, 1000).value_or(3));
   s.mode = o->optional_enum("mode", kCheckpointModeNames).value_or(CheckpointMode::synchronous);
   s.resumable = o->optional_boolean("resumable").value_or(true);
-  if (const auto gbps = o->optional_number("write_GBps", {0.0, 1e4, true, "GB/s per node"})) {
+  if (const auto gbps = o->optional_number("write_GBps", {1e-3, 1e4, false, "GB/s per node"})) {
     s.write_bytes_per_second_per_node = *gbps * 1e9;
   }
   o->finish();
@@ -177,11 +179,13 @@ PreemptionSpec read_preemption(ObjectReader& r, const fs::path& scenario_file) {
     o->fail("trace", "at most one of \"interruptions_per_node_hour\", \"bucket\" and \"trace\"");
   }
   p.interruptions_per_node_hour = o->optional_number("interruptions_per_node_hour", {0.0, 100.0, false, "per node-hour"});
-  p.bucket = o->optional_choice("bucket", {"<5%", "5-10%", "10-15%", "15-20%", ">20%"});
+  p.bucket = o->optional_choice("bucket", kSpotAdvisorBuckets);
   if (const auto trace = o->optional_string("trace")) {
     fs::path path = *trace;
     if (path.is_relative()) path = scenario_file.parent_path() / path;
-    if (!fs::exists(path)) o->fail("trace", "the path of a spot trace file (no file " + path.string() + ")");
+    if (const std::string problem = io::input_file_problem(path); !problem.empty()) {
+      o->fail("trace", "the path of a readable spot trace file (" + path.string() + " is " + problem + ")");
+    }
     p.trace = io::read_spot_trace(path);
   }
   o->finish();
@@ -213,14 +217,15 @@ NodeSpec read_cluster(const nlohmann::json& j, const Catalog& catalog, const std
   ObjectReader r(j, file, path);
   NodeSpec n;
   n.id = r.string("id");
+  if (!io::is_one_printable_line(n.id)) r.fail("id", "one line of printable text (no control character or bidirectional override)");
   n.provider = "inline";
   n.gpu = catalog.gpu_at(r, "gpu");
   n.gpus_per_node = static_cast<int>(r.integer("gpus_per_node", 1, 64));
   n.max_nodes = static_cast<int>(r.integer("max_nodes", 1, 100000));
-  n.intra_node_bytes_per_second_per_gpu = r.number("intra_node_GBps", {0.0, 1e5, true, "GB/s"}) * 1e9;
+  n.intra_node_bytes_per_second_per_gpu = r.number("intra_node_GBps", {0.1, 1e5, false, "GB/s"}) * 1e9;
   n.intra_node_link = r.optional_enum("intra_node_link", kIntraNodeLinkNames).value_or(IntraNodeLink::nvswitch);
-  n.inter_node_bits_per_second = r.number("inter_node_Gbps", {0.0, 1e6, false, "Gb/s"}) * 1e9;
-  n.host_memory_bytes = r.number("host_memory_GiB", {0.0, 1e6, true, "GiB"}) * kGiB;
+  n.inter_node_bits_per_second = io::network_gbps(r, "inter_node_Gbps") * 1e9;
+  n.host_memory_bytes = r.number("host_memory_GiB", {0.5, 1e6, false, "GiB"}) * kGiB;
   n.vcpus = static_cast<int>(r.optional_integer("vcpus", 1, 100000).value_or(kDefaultVcpusPerGpu * n.gpus_per_node));
   n.local_nvme_bytes = r.optional_number("local_nvme_GB", {0.0, 1e7, false, "GB"}).value_or(0.0) * 1e9;
   PriceQuote q;
@@ -254,7 +259,9 @@ ModelSpec read_model(ObjectReader& r, const Catalog& catalog, const fs::path& sc
   if (!looks_like_path) r.fail("model", "a catalog model id (" + catalog.model_ids_text() + ") or a path to a config.json");
   fs::path path = name;
   if (path.is_relative()) path = scenario_file.parent_path() / path;
-  if (!fs::exists(path)) r.fail("model", "a catalog model id or an existing config.json (no file " + path.string() + ")");
+  if (const std::string problem = io::input_file_problem(path); !problem.empty()) {
+    r.fail("model", "a catalog model id or a readable config.json (" + path.string() + " is " + problem + ")");
+  }
   source = {"file " + path.string(), path.string()};
   return model_from_hf_config(io::parse_file(path), path.stem().string(), path.string(), "$");
 }
@@ -267,9 +274,9 @@ Scenario load_scenario(const fs::path& file, const Catalog& catalog) {
   Scenario s;
   s.file = file;
   s.name = r.optional_string("name").value_or(file.stem().string());
-  // The name goes into exported scripts' comments and report headings: one printable line.
-  if (std::any_of(s.name.begin(), s.name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
-    r.fail("name", "one line of printable text (no newline or other control character)");
+  // The name goes into exported scripts' comments, report headings and pull-request comments.
+  if (!io::is_one_printable_line(s.name)) {
+    r.fail("name", "one line of printable text (no newline, control character or bidirectional override)");
   }
   r.optional_string("description");
   ModelSpec model = read_model(r, catalog, file, s.model_source);

@@ -1,6 +1,7 @@
 #include "planner/scenario/strategy_config_json.hpp"
 
 #include <cmath>
+#include <limits>
 
 namespace preflight {
 
@@ -28,6 +29,53 @@ nlohmann::ordered_json config_json(const StrategyConfig& c) {
     j["checkpoint_interval_minutes"] = *c.checkpoint_interval_minutes;
   }
   return j;
+}
+
+void read_layout_fields(io::ObjectReader& r, StrategyConfig& c) {
+  if (std::optional<io::ObjectReader> p = r.optional_object("parallelism")) {
+    c.parallelism.tp = static_cast<int>(p->optional_integer("tp", 1, 64).value_or(1));
+    c.parallelism.pp = static_cast<int>(p->optional_integer("pp", 1, 1024).value_or(1));
+    c.parallelism.sequence_parallel = p->optional_boolean("sequence_parallel").value_or(false);
+    c.parallelism.interleave = static_cast<int>(p->optional_integer("interleave", 1, 64).value_or(1));
+    p->finish();
+  }
+  c.sharding = r.optional_enum("sharding", kShardingNames).value_or(Sharding::ddp);
+  if (std::optional<io::ObjectReader> o = r.optional_object("offload")) {
+    c.offload.optimizer = o->optional_enum("optimizer", kOffloadTargetNames).value_or(OffloadTarget::none);
+    c.offload.params = o->optional_enum("params", kOffloadTargetNames).value_or(OffloadTarget::none);
+    o->finish();
+  }
+  c.recompute = r.optional_enum("activation_checkpointing", kRecomputeNames).value_or(Recompute::none);
+  c.flash_attention = r.optional_boolean("flash_attention").value_or(true);
+  c.zero_init = r.optional_boolean("zero_init").value_or(true);
+}
+
+void read_run_fields(io::ObjectReader& r, StrategyConfig& c) {
+  c.pricing = r.optional_enum("pricing", kPricingNames).value_or(Pricing::on_demand);
+  c.region = r.optional_string("region");
+  c.zone = r.optional_string("zone");
+  if (r.has("checkpoint_interval_minutes")) {
+    const nlohmann::json& v = r.raw("checkpoint_interval_minutes");
+    if (v.is_string() && v.get<std::string>() == "none") {
+      c.checkpoint_interval_minutes = std::numeric_limits<double>::infinity();
+    } else if (!(v.is_string() && v.get<std::string>() == "auto")) {
+      c.checkpoint_interval_minutes =
+          r.number("checkpoint_interval_minutes", {0.01, 1e6, false, "minutes, \"auto\" or \"none\""});
+    }
+  }
+}
+
+StrategyConfig read_config_json(const nlohmann::json& json, const std::string& file, const std::string& path) {
+  io::ObjectReader r(json, file, path);
+  StrategyConfig c;
+  c.instance = r.string("instance");
+  c.nodes = static_cast<int>(r.integer("nodes", 1, 100'000));
+  read_layout_fields(r, c);
+  c.micro_batch = r.integer("micro_batch", 1, 1'000'000);
+  c.grad_accum = r.integer("grad_accum", 1, 1'000'000);
+  read_run_fields(r, c);
+  r.finish();
+  return c;
 }
 
 }  // namespace preflight

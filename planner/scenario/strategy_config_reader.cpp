@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "planner/io/json_reader.hpp"
+#include "planner/scenario/strategy_config_json.hpp"
 #include "simulator/spec/errors.hpp"
 #include "simulator/memory/memory_estimate.hpp"
 
@@ -70,13 +71,11 @@ ConfigSource config_source(const std::string& argument, const Scenario& scenario
     }
     return {*scenario.config_json, scenario.file.string(), "$.config"};
   }
-  if (argument.front() == '{') {
-    try {
-      return {nlohmann::json::parse(argument), "--config", "$"};
-    } catch (const nlohmann::json::parse_error& e) {
-      throw InputError("--config", "$", std::string("malformed JSON (") + e.what() + ")", "a JSON object or a file path");
-    }
-  }
+  // Inline JSON may start with white space or a byte-order mark, as text pasted from a file does.
+  std::string_view text = argument;
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{') return {io::parse_json(std::string(text), "--config"), "--config", "$"};
   return {io::parse_file(argument), argument, "$"};
 }
 
@@ -100,22 +99,7 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
                         (networked ? " (the cluster's size)" : " (" + c.instance + " has no network for multi-node training)"));
   }
 
-  if (std::optional<ObjectReader> p = r.optional_object("parallelism")) {
-    c.parallelism.tp = static_cast<int>(p->optional_integer("tp", 1, 64).value_or(1));
-    c.parallelism.pp = static_cast<int>(p->optional_integer("pp", 1, 1024).value_or(1));
-    c.parallelism.sequence_parallel = p->optional_boolean("sequence_parallel").value_or(false);
-    c.parallelism.interleave = static_cast<int>(p->optional_integer("interleave", 1, 64).value_or(1));
-    p->finish();
-  }
-  c.sharding = r.optional_enum("sharding", kShardingNames).value_or(Sharding::ddp);
-  if (std::optional<ObjectReader> o = r.optional_object("offload")) {
-    c.offload.optimizer = o->optional_enum("optimizer", kOffloadTargetNames).value_or(OffloadTarget::none);
-    c.offload.params = o->optional_enum("params", kOffloadTargetNames).value_or(OffloadTarget::none);
-    o->finish();
-  }
-  c.recompute = r.optional_enum("activation_checkpointing", kRecomputeNames).value_or(Recompute::none);
-  c.flash_attention = r.optional_boolean("flash_attention").value_or(true);
-  c.zero_init = r.optional_boolean("zero_init").value_or(true);
+  read_layout_fields(r, c);
   try {
     // Before the batch: the data-parallel degree is only defined for a valid layout.
     validate_parallelism(scenario.model(), c.parallelism, c.nodes * node->gpus_per_node, node->gpus_per_node);
@@ -123,18 +107,7 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
     rethrow_at(source, e);
   }
   complete_batch(r, c, scenario.training().global_batch_sequences, dp_degree(c, *node));
-  c.pricing = r.optional_enum("pricing", kPricingNames).value_or(Pricing::on_demand);
-  c.region = r.optional_string("region");
-  c.zone = r.optional_string("zone");
-  if (r.has("checkpoint_interval_minutes")) {
-    const nlohmann::json& v = r.raw("checkpoint_interval_minutes");
-    if (v.is_string() && v.get<std::string>() == "none") {
-      c.checkpoint_interval_minutes = std::numeric_limits<double>::infinity();
-    } else if (!(v.is_string() && v.get<std::string>() == "auto")) {
-      c.checkpoint_interval_minutes =
-          r.number("checkpoint_interval_minutes", {0.0, 1e6, true, "minutes, \"auto\" or \"none\""});
-    }
-  }
+  read_run_fields(r, c);
   r.finish();
   try {
     validate_memory_config(c);

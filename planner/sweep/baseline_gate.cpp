@@ -52,7 +52,7 @@ std::vector<ScenarioChange> compare_with_baseline(const SweepDocument& now, cons
     c.plan_changed = row->feasible != b.feasible || row->config != b.config;
     if (row->feasible && b.feasible) {
       c.cost_delta_usd = row->cost_mean_usd - b.cost_mean_usd;
-      c.cost_delta_fraction = b.cost_mean_usd > 0.0 ? c.cost_delta_usd / b.cost_mean_usd : 0.0;
+      if (b.cost_mean_usd > 0.0) c.cost_delta_fraction = c.cost_delta_usd / b.cost_mean_usd;
       c.hours_delta = row->hours_p50 - b.hours_p50;
     }
     const bool same = !c.plan_changed && c.cost_delta_usd == 0.0 && c.hours_delta == 0.0;
@@ -81,10 +81,13 @@ std::vector<GateFailure> gate_failures(const SweepDocument& now, const std::vect
   if (changes == nullptr || !max_cost_increase_pct) return out;
   for (const ScenarioChange& c : *changes) {
     if (c.kind != ScenarioChange::Kind::changed || !c.now->feasible || !c.before->feasible) continue;
-    if (100.0 * c.cost_delta_fraction > *max_cost_increase_pct) {
+    // From a $0 baseline any rise exceeds every percentage: it cannot pass as "+0.0%".
+    const bool over = c.cost_delta_fraction ? 100.0 * *c.cost_delta_fraction > *max_cost_increase_pct : c.cost_delta_usd > 0.0;
+    if (over) {
+      const std::string rise = c.cost_delta_fraction ? "+" + fixed(100.0 * *c.cost_delta_fraction, 1) + "%" : "from nothing";
       out.push_back({c.name, "costs " + usd_text(c.now->cost_mean_usd) + " against " + usd_text(c.before->cost_mean_usd) +
-                                 " in the baseline (+" + fixed(100.0 * c.cost_delta_fraction, 1) + "%, more than the " +
-                                 fixed(*max_cost_increase_pct, 1) + "% allowed)" +
+                                 " in the baseline (" + rise + ", more than the " + fixed(*max_cost_increase_pct, 1) +
+                                 "% allowed)" +
                                  (c.plan_changed ? "; the plan changed to " + std::to_string(c.now->nodes) + " x " +
                                                        c.now->instance + ", " + c.now->strategy + ", " + c.now->pricing
                                                  : "")});

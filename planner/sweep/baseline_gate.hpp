@@ -20,7 +20,8 @@ struct ScenarioChange {
   std::optional<SweepRow> before;
   bool plan_changed = false;      // a different config (machine, nodes, strategy, batch or pricing)
   double cost_delta_usd = 0.0;    // mean cost, both feasible
-  double cost_delta_fraction = 0.0;
+  // Relative to the baseline's cost; empty where that was $0 (an owned machine): no share of nothing.
+  std::optional<double> cost_delta_fraction;
   double hours_delta = 0.0;       // p50
 };
 

@@ -13,16 +13,19 @@
 
 namespace preflight {
 
-// A sweep's result: its rows (in file order) and the Monte Carlo settings they were planned with.
+struct Shard {
+  int index = 1;  // 1-based
+  int count = 1;
+};
+
+// A sweep's result: its rows (in file order), the Monte Carlo settings they were planned with, and
+// which slice of how many scenario files they are, so `merge` can tell a complete set of shards.
 struct SweepDocument {
   std::vector<SweepRow> rows;
   std::uint64_t seed = 1;
   int trials = 10000;
-};
-
-struct Shard {
-  int index = 1;  // 1-based
-  int count = 1;
+  Shard shard;                     // 1/1: the whole sweep
+  std::size_t scenario_files = 0;  // in the whole sweep, every shard together
 };
 
 // "K/N" with 1 <= K <= N; throws InputError naming --shard otherwise.
@@ -49,8 +52,9 @@ SweepDocument run_sweep(const std::vector<std::string>& files, const Catalog& ca
 nlohmann::ordered_json sweep_json(const SweepDocument& sweep);
 SweepDocument read_sweep_json(const std::string& file);
 
-// Shards joined in file order; throws InputError when they were planned with other Monte Carlo
-// settings or share a scenario file.
+// Shards joined in file order into the document one run writes. Throws InputError unless they are
+// exactly one split: the same Monte Carlo settings and shard count, every index 1..N once, each
+// holding its slice of the files, and every scenario file of the sweep present.
 SweepDocument merge_sweeps(const std::vector<SweepDocument>& shards, const std::vector<std::string>& files);
 
 }  // namespace preflight

@@ -89,8 +89,14 @@ nlohmann::ordered_json row_json(const SweepRow& r) {
 SweepRow row_from_json(const nlohmann::json& value, const std::string& file, const std::string& path) {
   io::ObjectReader o(value, file, path);
   SweepRow r;
-  r.name = o.string("name");
-  r.file = o.string("file");
+  // Rows come from files (shards, baselines) and go into pull-request comments: each text one line.
+  const auto line = [&](std::string_view key) {
+    std::string text = o.string(key);
+    if (!io::is_one_printable_line(text)) o.fail(key, "one line of printable text (no control character or bidirectional override)");
+    return text;
+  };
+  r.name = line("name");
+  r.file = line("file");
   r.feasible = o.boolean("feasible");
   const auto optional_positive = [&](std::string_view key) -> std::optional<double> {
     if (o.raw(key).is_null()) return std::nullopt;
@@ -99,13 +105,13 @@ SweepRow row_from_json(const nlohmann::json& value, const std::string& file, con
   r.budget_usd = optional_positive("budget_usd");
   r.deadline_hours = optional_positive("deadline_hours");
   if (r.feasible) {
-    r.instance = o.string("instance");
+    r.instance = line("instance");
     r.nodes = static_cast<int>(o.integer("nodes", 1, 100'000));
     r.gpus = static_cast<int>(o.integer("gpus", 1, 10'000'000));
-    r.strategy = o.string("strategy");
+    r.strategy = line("strategy");
     r.micro_batch = o.integer("micro_batch", 1, 1'000'000);
     r.grad_accum = o.integer("grad_accum", 1, 1'000'000);
-    r.pricing = o.string("pricing");
+    r.pricing = line("pricing");
     io::ObjectReader cost = o.object("cost_usd");
     r.cost_mean_usd = cost.number("mean", {0.0, 1e15});
     r.cost_p90_usd = cost.number("p90", {0.0, 1e15});
@@ -116,9 +122,10 @@ SweepRow row_from_json(const nlohmann::json& value, const std::string& file, con
     hours.finish();
     r.p_meets_deadline = o.number("p_meets_deadline", {0.0, 1.0});
     r.vram_headroom = o.number("vram_headroom", {-1e6, 1.0});
-    r.config = o.raw("config");
+    // Read back key by key (a shard is untrusted input), and written again as config_json writes it.
+    r.config = nlohmann::json(config_json(read_config_json(o.raw("config"), file, o.path_of("config"))));
   } else {
-    r.why = o.string("why");
+    r.why = line("why");
     r.over_budget = o.boolean("over_budget");
     r.config = nullptr;
   }

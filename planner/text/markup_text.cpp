@@ -1,11 +1,15 @@
 #include "planner/text/markup_text.hpp"
 
+#include <string_view>
+
 namespace preflight {
 
 std::string csv_cell(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  const bool formula = !text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos;
+  const std::string cell = formula ? "'" + text : text;
+  if (cell.find_first_of(",\"\n\r") == std::string::npos) return cell;
   std::string out = "\"";
-  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  for (char ch : cell) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
   return out + "\"";
 }
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
+#include "simulator/economics/job_exposure.hpp"
 #include "simulator/economics/run_defaults.hpp"
 
 namespace preflight {
@@ -14,24 +16,14 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// Probability that at least one of the job's N nodes is among k removed from a fleet of F alive
-// nodes (job nodes placed uniformly among them): 1 - C(F-N, k) / C(F, k).
-double hit_probability(int nodes, int removals, int alive) {
-  if (nodes >= alive || removals >= alive) return 1.0;
-  double miss = 1.0;
-  for (int i = 0; i < removals; ++i) miss *= static_cast<double>(alive - nodes - i) / (alive - i);
-  return 1.0 - std::max(miss, 0.0);
-}
-
 }  // namespace
 
 double uniform01(TrialRng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 double bucket_interruptions_per_node_hour(const std::optional<std::string>& bucket) {
-  static const char* names[] = {"<5%", "5-10%", "10-15%", "15-20%", ">20%"};
-  int index = rd::kDefaultBucketIndex;
-  for (int i = 0; i < 5; ++i) {
-    if (bucket && *bucket == names[i]) index = i;
+  std::size_t index = rd::kDefaultBucketIndex;
+  for (std::size_t i = 0; i < kSpotAdvisorBuckets.size(); ++i) {
+    if (bucket && *bucket == kSpotAdvisorBuckets[i]) index = i;
   }
   return -std::log(1.0 - rd::kBucketMonthlyFraction[index]) / rd::kHoursPerMonth;
 }
@@ -45,11 +37,19 @@ InterruptionProcess InterruptionProcess::poisson(double per_node_per_hour) {
   return p;
 }
 
-InterruptionProcess InterruptionProcess::replay(const SpotTrace* trace) {
+InterruptionProcess InterruptionProcess::replay(const SpotTrace* trace, int nodes) {
   InterruptionProcess p;
   p.kind_ = Kind::replay;
   p.trace_ = trace;
+  p.nodes_ = nodes;
+  p.exposure_ = &exposure_of(*trace, nodes);
   return p;
+}
+
+void InterruptionProcess::check_nodes(int nodes) const {
+  if (nodes != nodes_) {
+    throw std::logic_error("a trace replayed for " + std::to_string(nodes_) + " nodes asked about " + std::to_string(nodes));
+  }
 }
 
 InterruptionProcess::Cursor InterruptionProcess::start_trial(TrialRng& rng) const {
@@ -67,39 +67,88 @@ double InterruptionProcess::next(double hours, int nodes, Cursor& c, TrialRng& r
   switch (kind_) {
     case Kind::none: return kInfinity;
     case Kind::poisson: return hours - std::log1p(-uniform01(rng)) / (rate_ * nodes);
-    case Kind::replay: {
-      // Walk the looped trace from the cursor; each removal event hits the job with the
-      // hypergeometric probability. Events before `hours` (during a restart) are skipped.
-      const auto& events = trace_->events;
-      const double span = trace_->span_hours;
-      if (events.empty() || span <= 0.0) return kInfinity;
-      const std::int64_t max_loop = c.loop + 1000;  // a trace that (almost) never hits this job size
-      for (; c.loop < max_loop; ++c.loop, c.event = 0) {
-        for (; c.event < events.size(); ++c.event) {
-          const TraceEvent& e = events[c.event];
-          const double t = static_cast<double>(c.loop) * span + e.hours - c.offset_hours;
-          if (t <= hours) continue;
-          if (uniform01(rng) < hit_probability(nodes, e.removals, e.alive_before)) {
-            ++c.event;
-            return t;
-          }
-        }
-      }
-      return kInfinity;
-    }
+    case Kind::replay:
+      check_nodes(nodes);
+      return next_replayed(hours, c, rng);
   }
   return kInfinity;
+}
+
+// The looped trace from the cursor on: events at or before `hours` (during a restart) are passed
+// over undrawn; each later event hits the job independently with its hit probability, so the first
+// hit is where the hazard summed from the cursor first exceeds an exponential draw (memoryless: the
+// draw may be spent event by event or all at once). A few events are walked; past them the hit is
+// found by binary search within a pass and whole passes are skipped by division. Exact, and as cheap
+// for a trace of a million events looped a thousand times as for ten events.
+double InterruptionProcess::next_replayed(double hours, Cursor& c, TrialRng& rng) const {
+  const JobExposure& exposure = *exposure_;
+  const auto& events = trace_->events;
+  const double span = trace_->span_hours;
+  if (events.empty() || span <= 0.0 || exposure.loop_hazard() <= 0.0) return kInfinity;
+  const auto time_of = [&](std::int64_t loop, std::size_t event) {
+    return static_cast<double>(loop) * span + events[event].hours - c.offset_hours;
+  };
+  const auto wrap = [&] {
+    if (c.event >= events.size()) {
+      ++c.loop;
+      c.event = 0;
+    }
+  };
+  // A trial asks mostly for the next few events, so both searches first walk a few of them.
+  constexpr int kWalked = 8;
+  // Pass over what lies at or before `hours`: nothing, a restart's worth, or (searched) a long gap.
+  wrap();
+  for (int walked = 0; time_of(c.loop, c.event) <= hours; ++walked) {
+    if (walked == kWalked) {
+      const double position = hours + c.offset_hours;
+      c.loop = static_cast<std::int64_t>(std::floor(position / span));
+      c.event = static_cast<std::size_t>(std::upper_bound(events.begin(), events.end(), position - static_cast<double>(c.loop) * span,
+                                                          [](double h, const TraceEvent& e) { return h < e.hours; }) -
+                                         events.begin());
+      wrap();
+      break;
+    }
+    ++c.event;
+    wrap();
+  }
+  // The first hit: the next few events drawn one by one, then where the hazard summed from the
+  // cursor passes an exponential draw.
+  for (int walked = 0; walked < kWalked; ++walked) {
+    if (uniform01(rng) < exposure.hit[c.event]) {
+      const double t = time_of(c.loop, c.event);
+      ++c.event;
+      return t;
+    }
+    ++c.event;
+    wrap();
+  }
+  const std::vector<double>& h = exposure.cumulative_hazard;
+  double budget = -std::log1p(-uniform01(rng));
+  const double rest_of_pass = h.back() - h[c.event];
+  if (budget >= rest_of_pass) {
+    budget -= rest_of_pass;
+    const double passes = std::floor(budget / exposure.loop_hazard());
+    if (passes > 1e12) return kInfinity;  // never within any run
+    budget -= passes * exposure.loop_hazard();
+    c.loop += 1 + static_cast<std::int64_t>(passes);
+    c.event = 0;
+  }
+  // The first event j >= c.event with h[j + 1] - h[c.event] > budget.
+  const double target = h[c.event] + budget;
+  std::size_t hit = static_cast<std::size_t>(std::upper_bound(h.begin() + static_cast<std::ptrdiff_t>(c.event) + 1, h.end(), target) - h.begin()) - 1;
+  hit = std::min(hit, events.size() - 1);
+  const double t = time_of(c.loop, hit);
+  c.event = hit + 1;
+  return t;
 }
 
 double InterruptionProcess::job_rate_per_hour(int nodes) const {
   switch (kind_) {
     case Kind::none: return 0.0;
     case Kind::poisson: return rate_ * nodes;
-    case Kind::replay: {
-      double expected = 0.0;
-      for (const TraceEvent& e : trace_->events) expected += hit_probability(nodes, e.removals, e.alive_before);
-      return trace_->span_hours > 0.0 ? expected / trace_->span_hours : 0.0;
-    }
+    case Kind::replay:
+      check_nodes(nodes);
+      return trace_->span_hours > 0.0 ? exposure_->hits_per_loop / trace_->span_hours : 0.0;
   }
   return 0.0;
 }

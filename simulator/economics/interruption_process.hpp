@@ -3,14 +3,21 @@
 // inline cluster's figure, or a rate fitted to a trace), or the replay of a recorded trace. A job is
 // interrupted when any of its nodes is.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "simulator/economics/job_exposure.hpp"
 #include "simulator/economics/spot_trace.hpp"
 #include "simulator/economics/trial_rng.hpp"
 
 namespace preflight {
+
+// The AWS Spot Advisor's interruption-frequency buckets, as it spells them (run_defaults.hpp gives
+// the monthly fraction taken in each).
+inline constexpr std::array<std::string_view, 5> kSpotAdvisorBuckets{"<5%", "5-10%", "10-15%", "15-20%", ">20%"};
 
 // Per node-hour rate for an AWS Spot Advisor bucket ("<5%" ... ">20%"); empty bucket: the default one.
 double bucket_interruptions_per_node_hour(const std::optional<std::string>& bucket);
@@ -19,7 +26,9 @@ class InterruptionProcess {
  public:
   static InterruptionProcess none();
   static InterruptionProcess poisson(double per_node_per_hour);
-  static InterruptionProcess replay(const SpotTrace* trace);  // the trace must outlive the process
+  // A trace replayed for a job of `nodes` nodes (its exposure to the events is looked up once here);
+  // the trace must outlive the process, and next() / job_rate_per_hour() are asked for that size.
+  static InterruptionProcess replay(const SpotTrace* trace, int nodes);
 
   // Where one Monte Carlo trial stands in a replayed trace: its random offset into the looped trace
   // and the next event not yet considered (so no event is ever drawn twice).
@@ -43,10 +52,15 @@ class InterruptionProcess {
   std::string describe() const;
 
  private:
+  double next_replayed(double hours, Cursor& cursor, TrialRng& rng) const;
+  void check_nodes(int nodes) const;
+
   enum class Kind { none, poisson, replay };
   Kind kind_ = Kind::none;
   double rate_ = 0.0;
   const SpotTrace* trace_ = nullptr;
+  const JobExposure* exposure_ = nullptr;
+  int nodes_ = 0;
 };
 
 // A uniform draw in [0, 1) from the engine's raw bits: portable, unlike std::uniform_real_distribution.

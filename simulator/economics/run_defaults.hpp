@@ -31,7 +31,7 @@ constexpr double kSnapshotBytesPerSecondPerGpu = 10e9;
 constexpr double kBucketMonthlyFraction[] = {0.025, 0.075, 0.125, 0.175, 0.30};
 // When the catalog knows no bucket for a GPU type: the top one, where the Spot Advisor lists most
 // multi-GPU instance types (p3, p4d, p5) in most regions; conservative.
-constexpr int kDefaultBucketIndex = 4;
+constexpr std::size_t kDefaultBucketIndex = 4;
 constexpr double kHoursPerMonth = 730.0;
 
 // Hardware and software failures of reserved/on-demand capacity: Llama 3 pre-training saw 419

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "simulator/economics/job_exposure.hpp"
+
 namespace preflight {
 
 int SpotTrace::total_removals() const {
@@ -34,6 +36,7 @@ SpotTrace build_trace(std::string name, const std::vector<FleetChange>& changes)
     t.max_nodes = std::max(t.max_nodes, alive);
   }
   t.span_hours = last - start;
+  t.exposures = std::make_shared<JobExposureCache>();
   return t;
 }
 

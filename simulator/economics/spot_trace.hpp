@@ -3,10 +3,13 @@
 // Replayed in the Monte Carlo, and summarised by the statistics its publishers report.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace preflight {
+
+class JobExposureCache;  // job_exposure.hpp
 
 struct TraceEvent {
   double hours = 0.0;       // since the start of the trace
@@ -28,6 +31,10 @@ struct SpotTrace {
   // The hazard one given node sees, averaged over the span: sum(removals / alive) / span. A replayed
   // job node is a uniformly chosen alive node, so this is the Poisson rate whose mean matches replay.
   double per_node_hazard_per_hour() const;
+
+  // What jobs of each size see of the events, worked out once per size (job_exposure.hpp) and
+  // shared by the copies of this trace; build_trace sets it.
+  std::shared_ptr<JobExposureCache> exposures;
 };
 
 // Builds a trace from a time-ordered list of fleet changes (+1 add, -1 remove per node) in hours.

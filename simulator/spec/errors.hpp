@@ -7,6 +7,25 @@
 
 namespace preflight {
 
+// Text safe to print on one line: control characters (a NUL would cut the message short where it is
+// printed as a C string, a newline or an escape sequence would forge output) written as \xNN.
+inline std::string printable(const std::string& text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 // Bad input: names the file, the JSON path, the offending value and what is allowed.
 // The planner maps it to exit code 2.
 class InputError : public std::runtime_error {
@@ -28,7 +47,7 @@ class InputError : public std::runtime_error {
                             const std::string& allowed) {
     std::string where = file.empty() ? std::string("<input>") : file;
     if (!path.empty()) where += ": " + path;
-    return where + ": got " + value + "; allowed: " + allowed;
+    return printable(where + ": got " + value + "; allowed: " + allowed);
   }
 
   std::string file_, json_path_, value_, allowed_;
@@ -41,7 +60,7 @@ class InvalidConfig : public std::runtime_error {
  public:
   // `field`: the config key at fault, as a JSON path below the config ("offload.params").
   InvalidConfig(std::string field, const std::string& message)
-      : std::runtime_error(message), field_(std::move(field)) {}
+      : std::runtime_error(printable(message)), field_(std::move(field)) {}
 
   const std::string& field() const { return field_; }
 

@@ -105,7 +105,7 @@ const BadInput kCases[] = {
     {"headroom_too_large", [](json& s) { s["constraints"]["vram_headroom"] = 0.9; return ""; },
      {"$.constraints.vram_headroom", "0.9", "to 0.5"}},
     {"negative_deadline", [](json& s) { s["constraints"]["deadline_hours"] = -1; return ""; },
-     {"$.constraints.deadline_hours", "-1", "greater than 0"}},
+     {"$.constraints.deadline_hours", "-1", "a number from 0.001 to 100000 hours"}},
     {"bad_lora_target", [](json& s) {
        s["training"]["method"] = "lora";
        s["training"]["lora"] = {{"rank", 8}, {"targets", {"qkv"}}};
@@ -129,7 +129,7 @@ const BadInput kCases[] = {
        s["prices"] = {{"overrides", {{"aws/p9.huge", {{"spot_usd_per_hour", 3.0}}}}}};
        return ""; }, {"$.prices.overrides.aws/p9.huge", "a catalog instance id"}, "", "simulate"},
     {"plan_zero_budget", [](json& s) { s["constraints"]["budget_usd"] = 0; return ""; },
-     {"$.constraints.budget_usd", "got 0", "greater than 0"}, "", "plan"},
+     {"$.constraints.budget_usd", "got 0", "a number from 0.01 to"}, "", "plan"},
     {"plan_gpu_only_owned", [](json& s) { s["search"] = {{"gpus", {"rtx4090"}}}; return ""; },
      {"$.search.gpus", "rtx4090", "local/rtx4090x1"}, "", "plan"},
     {"tp_not_dividing_heads", [](json& s) { s["config"]["parallelism"] = {{"tp", 3}}; s["config"]["sharding"] = "ddp"; return ""; },

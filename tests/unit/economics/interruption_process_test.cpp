@@ -40,7 +40,7 @@ Count replayed(const InterruptionProcess& p, int nodes, double hours, int trials
 TEST(SpotTrace, PoissonFitMatchesReplayOverALongRun) {
   const SpotTrace t = test::bamboo_trace("uclasystem_bamboo/p3-trace.csv");
   const double hours = 500.0;
-  const InterruptionProcess replay = InterruptionProcess::replay(&t);
+  const InterruptionProcess replay = InterruptionProcess::replay(&t, 1);
   const InterruptionProcess fitted = InterruptionProcess::poisson(t.per_node_hazard_per_hour());
   const Count r = replayed(replay, 1, hours, 400);
   const Count f = replayed(fitted, 1, hours, 400);
@@ -54,7 +54,7 @@ TEST(SpotTrace, PoissonFitMatchesReplayOverALongRun) {
 // the per-node rate: the replay matches the hypergeometric rate, not the naive Poisson one.
 TEST(SpotTrace, BatchedRemovalsHitMultiNodeJobsLessThanNTimesTheRate) {
   const SpotTrace t = test::bamboo_trace("uclasystem_bamboo/p3-trace.csv");
-  const InterruptionProcess replay = InterruptionProcess::replay(&t);
+  const InterruptionProcess replay = InterruptionProcess::replay(&t, 8);
   const Count r = replayed(replay, 8, 200.0, 300);
   const double expected = replay.job_rate_per_hour(8) * 200.0;
   EXPECT_LT(std::abs(r.mean - expected), 4.0 * r.standard_error + 0.01 * expected);
