@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "planner/cli/common_options.hpp"
+#include "planner/cli/profile_warnings.hpp"
 #include "planner/io/output_file.hpp"
 #include "planner/report/check_report.hpp"
 #include "planner/scenario/strategy_config_reader.hpp"
@@ -18,7 +19,7 @@ struct CheckOptions {
   std::string config;  // path or inline JSON; empty: the scenario's "config" or its first instance
   OutputOptions output;
   std::string catalog;
-  RunModelOptions run;
+  std::string profile;
 };
 
 // Without any config, check the job as-is on one node of the scenario's first instance.
@@ -30,15 +31,16 @@ ConfigSource default_config(const Scenario& s) {
   return {nlohmann::json{{"instance", s.search.instances.front()}}, s.file.string(), "$.search.instances[0]"};
 }
 
-int run_check(const CheckOptions& options, std::ostream& out) {
+int run_check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
   const Catalog catalog = Catalog::load_option(options.catalog);
   const Scenario scenario = load_scenario(options.scenario, catalog);
   const ConfigSource source = (options.config.empty() && !scenario.config_json) ? default_config(scenario)
                                                                                 : config_source(options.config, scenario);
   const StrategyConfig config = read_strategy_config(source, scenario, catalog);
-  const std::optional<CalibrationProfile> profile = load_profile(options.run);
-  const Machine machine(*find_node(scenario, catalog, config.instance), scenario.training().precision,
-                        profile ? &*profile : nullptr);
+  const NodeSpec& node = *find_node(scenario, catalog, config.instance);
+  const std::unique_ptr<const CalibrationProfile> profile = load_profile(options.profile);
+  warn_about_profile(profile.get(), scenario, node, config, err);
+  const Machine machine(node, scenario.training().precision, profile.get());
   const CheckOutcome outcome = run_check(scenario, machine, config);
   const std::string text = options.output.format == "json" ? check_json(outcome).dump(2) + "\n" : check_text(outcome);
   io::write_output(options.output.out, text, out);
@@ -47,15 +49,15 @@ int run_check(const CheckOptions& options, std::ostream& out) {
 
 }  // namespace
 
-Command add_check_command(CLI::App& app, GlobalOptions& global) {
+Command add_check_command(CLI::App& app, GlobalOptions&) {
   auto o = std::make_shared<CheckOptions>();
   CLI::App* c = app.add_subcommand("check", "Does this job fit in memory? If not, what is the cheapest change that makes it fit?");
   c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
   c->add_option("--config", o->config, "Config JSON file, or an inline JSON object")->check(not_empty());
   add_output_options(*c, o->output, {"table", "json"});
   add_catalog_option(*c, o->catalog);
-  add_run_model_options(*c, o->run, global);
-  return {c, [o](std::ostream& out, std::ostream&) { return run_check(*o, out); }};
+  add_profile_option(*c, o->profile);
+  return {c, [o](std::ostream& out, std::ostream& err) { return run_check(*o, out, err); }};
 }
 
 }  // namespace preflight::cli

@@ -64,19 +64,25 @@ void add_catalog_option(CLI::App& command, std::string& catalog) {
   command.add_option("--catalog", catalog, "Catalog folder (default: the bundled catalogs/)")->check(not_empty());
 }
 
-void add_run_model_options(CLI::App& command, RunModelOptions& run, GlobalOptions& global) {
-  command.add_option("--profile", run.profile,
+void add_profile_option(CLI::App& command, std::string& profile) {
+  command.add_option("--profile", profile,
                      "Calibration profile (preflight-calibrate): its measurements replace the defaults on machines with its GPU")
       ->check(not_empty());
+}
+
+void add_run_model_options(CLI::App& command, RunModelOptions& run, GlobalOptions& global) {
+  add_profile_option(command, run.profile);
   command.add_option("--seed", run.seed, "Monte Carlo seed (same seed, same numbers)")->check(seed_range());
   command.add_option("--trials", run.trials, "Monte Carlo trials (per configuration)")->check(CLI::Range(1, 10'000'000));
   command.add_option("--threads", global.threads, "Worker threads (default: all cores); results do not depend on it")
       ->check(CLI::Range(1, 1024));
 }
 
-std::optional<CalibrationProfile> load_profile(const RunModelOptions& run) {
-  if (run.profile.empty()) return std::nullopt;
-  return io::read_calibration_profile(run.profile);
+std::unique_ptr<const CalibrationProfile> load_profile(const std::string& path) {
+  if (path.empty()) return nullptr;
+  return std::make_unique<const CalibrationProfile>(io::read_calibration_profile(path));
 }
+
+RunOptions run_options(const RunModelOptions& run) { return {run.seed, run.trials}; }
 
 }  // namespace preflight::cli

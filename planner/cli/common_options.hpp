@@ -4,6 +4,7 @@
 // (--catalog), and the run model (--profile, --seed, --trials, --threads).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "planner/cli/command.hpp"
+#include "planner/run/run_estimate.hpp"
 #include "simulator/spec/calibration_profile.hpp"
 
 namespace preflight::cli {
@@ -40,10 +42,14 @@ struct RunModelOptions {
   int trials = 10000;
 };
 
-// --profile, --seed, --trials and --threads: what every command that simulates or prices a run takes.
+// --profile: what every command that simulates a step takes.
+void add_profile_option(CLI::App& command, std::string& profile);
+// --profile, --seed, --trials and --threads: what every command that prices a run takes.
 void add_run_model_options(CLI::App& command, RunModelOptions& run, GlobalOptions& global);
 
-// The profile named by --profile; empty when none was given.
-std::optional<CalibrationProfile> load_profile(const RunModelOptions& run);
+// The profile named by --profile; null when none was given.
+std::unique_ptr<const CalibrationProfile> load_profile(const std::string& path);
+
+RunOptions run_options(const RunModelOptions& run);
 
 }  // namespace preflight::cli

@@ -5,11 +5,13 @@
 #include <ostream>
 
 #include "planner/cli/common_options.hpp"
+#include "planner/cli/profile_warnings.hpp"
 #include "planner/cli/plan_options.hpp"
 #include "planner/export/export_plan.hpp"
 #include "planner/io/output_file.hpp"
 #include "planner/run/run_estimate.hpp"
 #include "planner/scenario/strategy_config_reader.hpp"
+#include "planner/search/plan_search.hpp"
 #include "simulator/spec/errors.hpp"
 
 namespace preflight::cli {
@@ -60,17 +62,18 @@ std::string exported(const std::string& target, const ExportPlan& plan) {
 int run_export(const ExportOptions& options, std::ostream& out, std::ostream& err) {
   const Catalog catalog = Catalog::load_option(options.catalog);
   const Scenario scenario = load_scenario(options.scenario, catalog);
-  const std::optional<CalibrationProfile> profile = load_profile(options.run);
-  const CalibrationProfile* applied = profile ? &*profile : nullptr;
-  const std::optional<Chosen> chosen = chosen_config(options, scenario, catalog, applied, err);
+  const std::unique_ptr<const CalibrationProfile> profile = load_profile(options.run.profile);
+  const std::optional<Chosen> chosen = chosen_config(options, scenario, catalog, profile.get(), err);
   if (!chosen) return 1;
   const StrategyConfig& config = chosen->config;
-  const Machine machine(*find_node(scenario, catalog, config.instance), scenario.training().precision, applied);
+  const NodeSpec& node = *find_node(scenario, catalog, config.instance);
+  warn_about_profile(profile.get(), scenario, node, config, err);
+  const Machine machine(node, scenario.training().precision, profile.get());
   const Evaluation e = evaluate(scenario.workload, machine, config, scenario.constraints.vram_headroom);
   std::string text;
   try {
     if (!e.step) throw InvalidConfig("instance", e.step_unavailable);
-    const RunEstimate run = prepare_run(scenario, machine, config, e.step->seconds(), plan_options(options.run, applied).run);
+    const RunEstimate run = prepare_run(scenario, machine, config, e.step->seconds(), run_options(options.run));
     text = exported(options.target, {&scenario, &machine.node(), config, run.steps, run.checkpoint.interval_steps});
   } catch (const InvalidConfig& error) {
     rethrow_at(chosen->source, error);

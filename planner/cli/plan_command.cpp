@@ -6,10 +6,11 @@
 #include <ostream>
 
 #include "planner/cli/common_options.hpp"
+#include "planner/cli/profile_warnings.hpp"
 #include "planner/cli/plan_options.hpp"
 #include "planner/io/output_file.hpp"
-#include "planner/report/html/plan_html.hpp"
 #include "planner/report/plan_report.hpp"
+#include "planner/search/plan_search.hpp"
 
 namespace preflight::cli {
 
@@ -23,33 +24,15 @@ struct PlanCommandOptions {
   RunModelOptions run;
 };
 
-std::string render(const Scenario& scenario, const Plan& plan, const PlanCommandOptions& options,
-                   const CalibrationProfile* profile) {
-  const std::string& format = options.output.format;
-  if (format == "json") return plan_json(scenario, plan, {options.run.seed, options.run.trials});
-  if (format == "csv") return plan_csv(scenario, plan);
-  if (format == "markdown") return plan_markdown(scenario, plan);
-  if (format == "html") {
-    nlohmann::ordered_json trace;
-    if (plan.best) {
-      const Machine machine(*plan.best->node, scenario.training().precision, profile);
-      trace = evaluate(scenario.workload, machine, plan.best->config(), scenario.constraints.vram_headroom, true).trace;
-    }
-    return plan_html(scenario, plan, trace);
-  }
-  return plan_table(scenario, plan);
-}
-
 int run_plan(const PlanCommandOptions& options, std::ostream& out, std::ostream& err) {
   const Catalog catalog = Catalog::load_option(options.catalog);
   const Scenario scenario = load_scenario(options.scenario, catalog);
-  const std::optional<CalibrationProfile> profile = load_profile(options.run);
-  const CalibrationProfile* applied = profile ? &*profile : nullptr;
-  warn_unused_profile(applied, scenario, catalog, err);
-  PlanOptions o = plan_options(options.run, applied);
+  const std::unique_ptr<const CalibrationProfile> profile = load_profile(options.run.profile);
+  warn_unused_profile(profile.get(), scenario, catalog, err);
+  PlanOptions o = plan_options(options.run, profile.get());
   o.top = options.top;
   const Plan plan = search_plan(scenario, catalog, o);
-  io::write_output(options.output.out, render(scenario, plan, options, applied), out);
+  io::write_output(options.output.out, plan_report(options.output.format, scenario, plan, o), out);
   return plan.best ? 0 : 1;
 }
 

@@ -3,8 +3,8 @@
 #include <memory>
 #include <ostream>
 
-#include "planner/check/profile_coverage.hpp"
 #include "planner/cli/common_options.hpp"
+#include "planner/cli/profile_warnings.hpp"
 #include "planner/io/output_file.hpp"
 #include "planner/report/simulate_report.hpp"
 #include "planner/scenario/strategy_config_reader.hpp"
@@ -29,17 +29,14 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   const ConfigSource source = config_source(options.config, scenario);
   const StrategyConfig config = read_strategy_config(source, scenario, catalog);
   const NodeSpec& node = *find_node(scenario, catalog, config.instance);
-  const std::optional<CalibrationProfile> profile = load_profile(options.run);
-  if (profile) {
-    for (const std::string& w : profile_warnings(*profile, scenario, node, config.micro_batch)) err << "warning: " << w << "\n";
-  }
-  const Machine machine(node, scenario.training().precision, profile ? &*profile : nullptr);
+  const std::unique_ptr<const CalibrationProfile> profile = load_profile(options.run.profile);
+  warn_about_profile(profile.get(), scenario, node, config, err);
+  const Machine machine(node, scenario.training().precision, profile.get());
   const Evaluation e = evaluate(scenario.workload, machine, config, scenario.constraints.vram_headroom, !options.trace.empty());
   if (!e.step) rethrow_at(source, InvalidConfig("instance", e.step_unavailable));
   RunEstimate run;
   try {
-    run = estimate_run(scenario, machine, config, e.step->seconds(),
-                       {options.run.seed, options.run.trials, profile ? &*profile : nullptr});
+    run = estimate_run(scenario, machine, config, e.step->seconds(), run_options(options.run));
   } catch (const InvalidConfig& error) {
     rethrow_at(source, error);
   }

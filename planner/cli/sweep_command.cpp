@@ -26,9 +26,10 @@ int run_sweep_command(const SweepCommandOptions& options, std::ostream& out, std
   const Shard shard = options.shard.empty() ? Shard{} : parse_shard(options.shard);
   const std::vector<std::string> files = shard_files(all, shard);
   ProgressBar bar(err, "sweep");
-  const std::optional<CalibrationProfile> profile = load_profile(options.run);
+  const std::unique_ptr<const CalibrationProfile> profile = load_profile(options.run.profile);
   SweepOptions o;
-  o.run = {options.run.seed, options.run.trials, profile ? &*profile : nullptr};
+  o.run = run_options(options.run);
+  o.profile = profile.get();
   if (bar.drawing()) o.progress = [&](std::size_t done, std::size_t total) { bar.update(done, total); };
   SweepDocument sweep = run_sweep(files, catalog, o);
   sweep.shard = shard;

@@ -2,15 +2,13 @@
 
 #include <ostream>
 
-#include "planner/cli/common_options.hpp"
 #include "planner/io/output_file.hpp"
 #include "planner/report/sweep_report.hpp"
 
 namespace preflight::cli {
 
 void add_sweep_output_options(CLI::App& command, SweepOutputOptions& o) {
-  command.add_option("--format", o.format, "Output format")->check(CLI::IsMember({"csv", "json", "markdown"}));
-  add_out_option(command, o.out);
+  add_output_options(command, o.output, {"markdown", "csv", "json"});
   command.add_option("--baseline", o.baseline, "An earlier sweep's JSON: print the changes per scenario")->check(not_empty());
   command.add_option("--max-cost-increase", o.max_cost_increase_pct,
                      "With --baseline: fail (exit 1) when a scenario's expected cost rises by more than this percentage")
@@ -29,15 +27,7 @@ int write_sweep(const SweepDocument& sweep, const SweepOutputOptions& options, s
   report.sweep = &sweep;
   report.changes = baseline ? &changes : nullptr;
   report.gates = gate_failures(sweep, report.changes, options.max_cost_increase_pct);
-  std::string text;
-  if (options.format == "json") {
-    text = sweep_report_json(report);
-  } else if (options.format == "csv") {
-    text = sweep_csv(report);
-  } else {
-    text = sweep_markdown(report);
-  }
-  io::write_output(options.out, text, out);
+  io::write_output(options.output.out, sweep_report(options.output.format, report), out);
   for (const GateFailure& g : report.gates) err << "gate failed: " << g.name << ": " << g.why << "\n";
   return report.gates.empty() ? 0 : 1;
 }

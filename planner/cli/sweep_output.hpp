@@ -8,13 +8,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "planner/cli/common_options.hpp"
 #include "planner/sweep/sweep.hpp"
 
 namespace preflight::cli {
 
 struct SweepOutputOptions {
-  std::string format = "markdown";  // csv | json | markdown
-  std::string out;
+  OutputOptions output;  // markdown (the default), csv or json
   std::string baseline;  // an earlier sweep's JSON
   std::optional<double> max_cost_increase_pct;
 };

@@ -21,7 +21,7 @@ std::int64_t count(const Plan& p, Verdict v) { return p.counts[static_cast<int>(
 
 }  // namespace
 
-std::string plan_json(const Scenario& s, const Plan& p, const PlanReportOptions& o) {
+std::string plan_json(const Scenario& s, const Plan& p, const RunOptions& o) {
   nlohmann::ordered_json j;
   j["scenario"] = p.scenario;
   j["best"] = p.best ? entry_json(s, *p.best) : nlohmann::ordered_json(nullptr);

@@ -129,4 +129,10 @@ std::string sweep_markdown(const SweepReport& report) {
   return out;
 }
 
+std::string sweep_report(const std::string& format, const SweepReport& report) {
+  if (format == "json") return sweep_report_json(report);
+  if (format == "csv") return sweep_csv(report);
+  return sweep_markdown(report);
+}
+
 }  // namespace preflight

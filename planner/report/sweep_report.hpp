@@ -16,6 +16,9 @@ struct SweepReport {
   std::vector<GateFailure> gates;
 };
 
+// `format`: markdown, csv or json.
+std::string sweep_report(const std::string& format, const SweepReport& report);
+
 std::string sweep_csv(const SweepReport& report);
 std::string sweep_report_json(const SweepReport& report);
 std::string sweep_markdown(const SweepReport& report);

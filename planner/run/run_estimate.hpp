@@ -15,12 +15,10 @@
 
 namespace preflight {
 
+// The Monte Carlo's settings. (Measured checkpoint bandwidth comes with the Machine.)
 struct RunOptions {
   std::uint64_t seed = 1;
   int trials = 10000;
-  // A calibration profile: the machines with its GPU are resolved with its measurements (step, and
-  // checkpoint bandwidth unless the scenario states `checkpoint.write_GBps`).
-  const CalibrationProfile* profile = nullptr;
 };
 
 struct RunEstimate {

@@ -28,7 +28,10 @@ inline constexpr EnumNames<Verdict, kVerdicts> kVerdictNames{{{Verdict::feasible
 inline std::string to_string(Verdict v) { return std::string(name_of(kVerdictNames, v)); }
 
 struct PlanOptions {
-  RunOptions run;  // seed, trials, and the calibration profile (used by the step simulation too)
+  RunOptions run;  // the Monte Carlo's seed and trials
+  // Measurements that replace the named defaults on machines with its GPU (each searched machine is
+  // resolved with it once); null: the defaults everywhere.
+  const CalibrationProfile* profile = nullptr;
   int top = 5;     // alternatives listed besides the winner
   bool suggest = true;  // when nothing is feasible, search what would be (more nodes, other machines)
 };

@@ -22,16 +22,6 @@ std::map<std::string, const SweepRow*> by_name(const SweepDocument& d, const std
 
 }  // namespace
 
-std::string to_string(ScenarioChange::Kind kind) {
-  switch (kind) {
-    case ScenarioChange::Kind::unchanged: return "unchanged";
-    case ScenarioChange::Kind::changed: return "changed";
-    case ScenarioChange::Kind::added: return "added";
-    case ScenarioChange::Kind::removed: return "removed";
-  }
-  return "changed";
-}
-
 std::vector<ScenarioChange> compare_with_baseline(const SweepDocument& now, const SweepDocument& baseline,
                                                   const std::string& baseline_file) {
   const auto current = by_name(now, "the sweep");

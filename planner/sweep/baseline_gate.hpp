@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "planner/sweep/sweep.hpp"
+#include "simulator/spec/enum_names.hpp"
 
 namespace preflight {
 
@@ -29,7 +30,11 @@ struct ScenarioChange {
 std::vector<ScenarioChange> compare_with_baseline(const SweepDocument& now, const SweepDocument& baseline,
                                                   const std::string& baseline_file);
 
-std::string to_string(ScenarioChange::Kind kind);
+inline constexpr EnumNames<ScenarioChange::Kind, 4> kChangeNames{{{ScenarioChange::Kind::unchanged, "unchanged"},
+                                                                   {ScenarioChange::Kind::changed, "changed"},
+                                                                   {ScenarioChange::Kind::added, "added"},
+                                                                   {ScenarioChange::Kind::removed, "removed"}}};
+inline std::string to_string(ScenarioChange::Kind kind) { return std::string(name_of(kChangeNames, kind)); }
 
 struct GateFailure {
   std::string name;

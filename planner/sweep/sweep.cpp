@@ -95,6 +95,7 @@ SweepDocument run_sweep(const std::vector<std::string>& files, const Catalog& ca
   tbb::parallel_for(std::size_t{0}, files.size(), [&](std::size_t i) {
     PlanOptions o;
     o.run = options.run;
+    o.profile = options.profile;
     const Scenario scenario = load_scenario(files[i], catalog);
     sweep.rows[i] = sweep_row(files[i], scenario, search_plan(scenario, catalog, o));
     if (options.progress) {

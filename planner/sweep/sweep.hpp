@@ -41,6 +41,7 @@ std::vector<std::string> shard_files(const std::vector<std::string>& files, cons
 
 struct SweepOptions {
   RunOptions run;
+  const CalibrationProfile* profile = nullptr;  // applied to machines with its GPU
   // Called after each scenario is planned with (done, total); from worker threads, one at a time.
   std::function<void(std::size_t, std::size_t)> progress;
 };

@@ -2,7 +2,7 @@
 // A step as a graph of tasks: each task runs on one resource (a GPU stream, a link, a copy engine,
 // the CPU, an NVMe drive) for a fixed duration, after the tasks it depends on. Memory is allocated
 // when a task starts and freed when it ends. The graph knows nothing about transformers; the
-// strategy builders (simulator/strategy/) fill it, the engine (event_engine.hpp) runs it.
+// step builder (simulator/step/) fills it, the engine (event_engine.hpp) runs it.
 //
 // Builders add tasks and dependencies one by one; the engine needs successors fast. So the graph is
 // kept as flat task and edge lists while it is built (two allocations that grow, not one per task)

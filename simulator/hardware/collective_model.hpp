@@ -42,7 +42,7 @@ class AnalyticalCollectives : public CollectiveModel {
 
 // Interpolates linearly in size between measured points; below the first point the first time (the
 // latency floor), beyond the last the last point's bus bandwidth. Other groups use the fallback.
-// Refers to the tables without copying them (a planner builds one per simulation): they must outlive
+// Refers to the tables without copying them (a Machine holds one over its profile's tables): they must outlive
 // it and hold ascending sizes, which both readers (calibration profile, nccl-tests CSV) enforce.
 class MeasuredCollectives : public CollectiveModel {
  public:

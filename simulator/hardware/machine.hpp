@@ -15,6 +15,7 @@
 #include "simulator/hardware/collective_model.hpp"
 #include "simulator/hardware/compute_model.hpp"
 #include "simulator/spec/calibration_profile.hpp"
+#include "simulator/spec/errors.hpp"
 #include "simulator/spec/node_spec.hpp"
 #include "simulator/spec/training_job.hpp"
 
@@ -27,17 +28,16 @@ class Machine {
  public:
   // `profile`: applied when it describes this node's GPU (`machine.gpu`), ignored otherwise.
   Machine(const NodeSpec& node, Precision precision, const CalibrationProfile* profile = nullptr);
+  Machine(NodeSpec&&, Precision, const CalibrationProfile* = nullptr) = delete;  // would dangle
   Machine(const Machine&) = delete;
   Machine& operator=(const Machine&) = delete;
 
   const NodeSpec& node() const { return *node_; }
-  // The profile when it describes this GPU, else null.
-  const CalibrationProfile* profile() const { return profile_; }
 
-  // Whether the catalog publishes the GPU's peak for the precision; rates() throws
-  // InvalidConfig("instance", rates_unavailable()) when it does not.
+  // Whether the GPU's rates for the precision are known (the catalog publishes its peak, the profile's
+  // matmuls form a grid); rates() throws the InvalidConfig that says why not.
   bool has_rates() const { return rates_.has_value(); }
-  const std::string& rates_unavailable() const { return rates_unavailable_; }
+  std::string rates_unavailable() const { return rates_error_ ? rates_error_->what() : ""; }
   const DeviceRates& rates() const;
   // The datasheet's dense peak for the precision (0 when unpublished): what no step can beat.
   double peak_flops() const { return peak_flops_; }
@@ -52,9 +52,8 @@ class Machine {
 
  private:
   const NodeSpec* node_;
-  const CalibrationProfile* profile_;
   std::optional<DeviceRates> rates_;
-  std::string rates_unavailable_;
+  std::optional<InvalidConfig> rates_error_;
   double peak_flops_ = 0.0;
   AnalyticalCollectives analytical_;
   MeasuredCollectives collectives_;

@@ -4,7 +4,8 @@
 // bytes each model state takes per parameter, and the FLOPs per token. Every per-candidate model
 // (memory, compute, step, run) reads these instead of counting the architecture again.
 //
-// Immutable: the derived figures always describe the model and job it was built from.
+// No setter changes the model or the job without the figures derived from them: a Workload is built
+// whole (or replaced whole), so what it says always describes the model and job it was built from.
 
 #include <vector>
 

@@ -1,13 +1,12 @@
 #pragma once
 // One name table per enum: the words a scenario, a config or a profile spells a value with, and what
-// every output prints. Readers parse with value_of() and list the allowed words with names_of(), so a
-// value is spelled in exactly one place.
+// every output prints. Outputs print with name_of(), readers parse with value_of() (and list the
+// allowed words from the table), so a value is spelled in exactly one place.
 
 #include <array>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace preflight {
 
@@ -34,13 +33,6 @@ constexpr std::optional<E> value_of(const EnumNames<E, N>& table, std::string_vi
     if (entry.name == name) return entry.value;
   }
   return std::nullopt;
-}
-
-template <class E, std::size_t N>
-std::vector<std::string> names_of(const EnumNames<E, N>& table) {
-  std::vector<std::string> out;
-  for (const EnumName<E>& entry : table) out.emplace_back(entry.name);
-  return out;
 }
 
 }  // namespace preflight

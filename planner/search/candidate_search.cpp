@@ -1,0 +1,321 @@
+#include "planner/search/candidate_search.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include <tbb/parallel_for.h>
+
+#include "planner/scenario/strategy_config_reader.hpp"
+#include "planner/text/number_text.hpp"
+#include "planner/text/candidate_text.hpp"
+#include "planner/search/plan_ranking.hpp"
+#include "planner/search/search_space.hpp"
+#include "simulator/economics/expected_run.hpp"
+#include "simulator/hardware/machine.hpp"
+#include "simulator/model/stage_layout.hpp"
+
+namespace preflight {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What the search needs to know of a machine once, before its configurations.
+struct Searched {
+  const NodeSpec* node = nullptr;
+  std::unique_ptr<Machine> resolved;  // rates, collectives, host figures: measured or named defaults
+  int node_limit = 1;
+  struct Price {
+    Pricing pricing;
+    double usd_per_node_hour;
+  };
+  std::vector<Price> priced;  // the scenario's pricings the machine lists, after its adjustments
+  std::vector<Pricing> unpriced;
+  std::string unusable;  // why no configuration of it can be simulated (no peak for the precision)
+};
+
+// Configurations sharing machine, node count, sharding and micro-batch: their offload and recompute
+// variants are walked in order so dominance can skip the heavier ones.
+struct Group {
+  const Searched* machine = nullptr;
+  int nodes = 1;
+  Parallelism layout;
+  Sharding sharding = Sharding::ddp;
+  std::int64_t micro_batch = 1;
+  std::int64_t grad_accum = 1;
+};
+
+struct GroupResult {
+  std::array<std::int64_t, kVerdicts> counts{};
+  MissSlots misses;
+  std::vector<PlanEntry> fitting;
+  std::int64_t simulated = 0;
+};
+
+bool lighter_or_equal(const StrategyConfig& a, const StrategyConfig& b) {
+  return a.recompute <= b.recompute && a.offload.optimizer <= b.offload.optimizer && a.offload.params <= b.offload.params;
+}
+
+// What any simulated step executes at least: every weight matmul, and half the attention products
+// (causal flash attention computes only the lower triangle; MFU's count takes all of it).
+double executed_flops_floor(const Scenario& s) {
+  const FlopsPerToken& f = s.workload.flops();
+  return s.training().global_batch_tokens() * (f.forward_matmul + 0.5 * f.forward_attention) *
+         (1.0 + backward_to_forward_ratio(s.training().method));
+}
+
+class Screen {
+ public:
+  Screen(const Scenario& s, const PlanOptions& o)
+      : s_(s),
+        o_(o),
+        steps_(std::ceil(s.training().tokens / s.training().global_batch_tokens())),
+        step_flops_(executed_flops_floor(s)) {}
+
+  std::vector<Searched> machines(const Catalog& catalog) const {
+    std::vector<Searched> out;
+    for (const NodeSpec* node : searched_machines(s_, catalog)) {
+      Searched m;
+      m.node = node;
+      m.resolved = std::make_unique<Machine>(*node, s_.training().precision, o_.profile);
+      m.node_limit = searched_node_limit(s_, *node);
+      for (Pricing p : s_.search.pricing) {
+        StrategyConfig probe;
+        probe.instance = node->id;
+        probe.pricing = p;
+        if (const std::optional<PriceChoice> price = job_price(s_, *node, probe)) {
+          m.priced.push_back({p, price->usd_per_node_hour});
+        } else {
+          m.unpriced.push_back(p);
+        }
+      }
+      if (!m.resolved->has_rates()) m.unusable = m.resolved->rates_unavailable();
+      out.push_back(std::move(m));
+    }
+    return out;
+  }
+
+  // Groups of every machine and node count; node counts whose DP degree does not divide the global
+  // batch are counted invalid here.
+  std::vector<Group> groups(const std::vector<Searched>& machines, GroupResult& invalid) const {
+    std::vector<Group> out;
+    const std::int64_t global = s_.training().global_batch_sequences;
+    for (const Searched& m : machines) {
+      for (int nodes = 1; nodes <= m.node_limit; ++nodes) {
+        const int gpus = nodes * m.node->gpus_per_node;
+        for (const Parallelism& layout : parallelism_choices(s_.model(), s_.training(), *m.node, gpus)) {
+          const int dp = gpus / (layout.tp * layout.pp);
+          if (global % dp != 0 || !m.unusable.empty()) {
+            const std::int64_t n = variants(*m.node, gpus, nodes, layout) *
+                                   static_cast<std::int64_t>(m.priced.size() + m.unpriced.size());
+            invalid.counts[static_cast<int>(Verdict::invalid)] += n;
+            const std::string why = !m.unusable.empty()
+                                        ? m.unusable
+                                        : "DP degree " + std::to_string(dp) + " does not divide the global batch of " +
+                                              std::to_string(global) + " sequences";
+            keep_nearest(invalid.misses, Verdict::invalid, 0.0, false, [&] { return machine_text(*m.node, nodes) + ": " + why; });
+            continue;
+          }
+          for (Sharding sh : sharding_choices(gpus, nodes, layout)) {
+            for (std::int64_t mb : micro_batch_choices(global / dp)) {
+              if (!schedule_accepts(layout, global / dp / mb)) continue;
+              out.push_back({&m, nodes, layout, sh, mb, global / dp / mb});
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  GroupResult run(const Group& g) const {
+    GroupResult r;
+    const Searched& m = *g.machine;
+    const int gpus = g.nodes * m.node->gpus_per_node;
+    std::vector<StrategyConfig> fit;
+    for (const Offload& offload : offload_choices(g.sharding, *m.node, gpus, g.layout)) {
+      for (Recompute recompute : kRecomputeChoices) {
+        StrategyConfig c;
+        c.instance = m.node->id;
+        c.nodes = g.nodes;
+        c.parallelism = g.layout;
+        c.sharding = g.sharding;
+        c.offload = offload;
+        c.recompute = recompute;
+        c.micro_batch = g.micro_batch;
+        c.grad_accum = g.grad_accum;
+        variant(m, c, fit, r);
+      }
+    }
+    return r;
+  }
+
+ private:
+  static std::int64_t variants(const NodeSpec& node, int gpus, int nodes, const Parallelism& layout) {
+    std::int64_t n = 0;
+    for (Sharding sh : sharding_choices(gpus, nodes, layout)) {
+      n += static_cast<std::int64_t>(offload_choices(sh, node, gpus, layout).size());
+    }
+    return n * static_cast<std::int64_t>(std::size(kRecomputeChoices));
+  }
+
+  void count(GroupResult& r, Verdict v, std::size_t n) const { r.counts[static_cast<int>(v)] += static_cast<std::int64_t>(n); }
+
+  // The model FLOPs of a step spread over every GPU at its peak: no simulated step can be shorter.
+  double step_lower_bound_seconds(const Searched& m, const StrategyConfig& c) const {
+    return step_flops_ / (static_cast<double>(c.nodes * m.node->gpus_per_node) * m.resolved->peak_flops());
+  }
+
+  void variant(const Searched& m, const StrategyConfig& base, std::vector<StrategyConfig>& fit, GroupResult& r) const {
+    count(r, Verdict::invalid, m.unpriced.size());
+    for (Pricing p : m.unpriced) {
+      keep_nearest(r.misses, Verdict::invalid, 0.0, false, [&] { return m.node->id + " lists no " + to_string(p) + " price"; });
+    }
+    const std::size_t priced = m.priced.size();
+    if (priced == 0) return;
+    for (const StrategyConfig& f : fit) {
+      if (lighter_or_equal(f, base)) return count(r, Verdict::dominated, priced);
+    }
+    const auto label = [&] { return candidate_text(*m.node, base); };
+    MemoryEstimate memory = estimate_memory(s_.workload, base, *m.node, s_.constraints.vram_headroom);
+    if (!memory.fits_host() || !memory.fits_nvme()) {
+      const bool host = !memory.fits_host();
+      const double need = host ? memory.host_bytes_per_node : memory.nvme_bytes_per_node;
+      const double have = host ? memory.host_capacity_bytes : memory.nvme_capacity_bytes;
+      count(r, Verdict::oom, priced);
+      keep_nearest(r.misses, Verdict::oom, need / have - 1.0, false, [&] { return label() + ": " + share_text(need / have - 1.0) + " over the " + (host ? "host RAM" : "local NVMe") +
+                                  " per node (" + gib(need) + " of " + gib(have) + ")"; });
+      return;
+    }
+    if (const double resident = resident_bytes(memory); resident > memory.usable_bytes) {
+      count(r, Verdict::oom, priced);
+      keep_nearest(r.misses, Verdict::oom, resident / memory.usable_bytes - 1.0, true, [&] { return label() + ": at least " + share_text(resident / memory.usable_bytes - 1.0) +
+                                  " short of memory (" + gib(resident) + " resident before activations, " +
+                                  gib(memory.usable_bytes) + " usable)"; });
+      return;
+    }
+    const double lb_hours = steps_ * step_lower_bound_seconds(m, base) / 3600.0;
+    if (s_.constraints.deadline_hours && lb_hours > *s_.constraints.deadline_hours) {
+      count(r, Verdict::deadline, priced);
+      keep_nearest(r.misses, Verdict::deadline, lb_hours / *s_.constraints.deadline_hours - 1.0, true, [&] { return label() + ": needs at least " + fixed(lb_hours, 1) + " h at the GPU's peak FLOP/s"; });
+      return;
+    }
+    std::vector<Pricing> pricings;
+    for (const Searched::Price& price : m.priced) {
+      const double lb_usd = lb_hours * price.usd_per_node_hour * base.nodes;
+      if (s_.constraints.budget_usd && lb_usd > *s_.constraints.budget_usd) {
+        count(r, Verdict::budget, 1);
+        keep_nearest(r.misses, Verdict::budget, lb_usd / *s_.constraints.budget_usd - 1.0, true, [&] {
+          StrategyConfig c = base;
+          c.pricing = price.pricing;
+          return candidate_text(*m.node, c) + ": costs at least " + usd_text(lb_usd) + " at the GPU's peak FLOP/s";
+        });
+      } else {
+        pricings.push_back(price.pricing);
+      }
+    }
+    if (pricings.empty()) return;
+
+    Evaluation e = evaluate(s_.workload, *m.resolved, base, s_.constraints.vram_headroom);
+    ++r.simulated;
+    if (!e.step) {
+      count(r, Verdict::invalid, pricings.size());
+      keep_nearest(r.misses, Verdict::invalid, 0.0, false, [&] { return label() + ": " + e.step_unavailable; });
+      return;
+    }
+    if (!e.memory.fits()) {
+      const double over = e.memory.peak_bytes / e.memory.usable_bytes - 1.0;
+      count(r, Verdict::oom, pricings.size());
+      keep_nearest(r.misses, Verdict::oom, over, false, [&] { return label() + ": " + share_text(over) + " short of memory (peak " + gib(e.memory.peak_bytes) +
+                                  ", " + gib(e.memory.usable_bytes) + " usable)"; });
+      return;
+    }
+    fit.push_back(base);
+    for (Pricing p : pricings) priced_run(m, e, p, r);
+  }
+
+  double probability_bound(const PlanEntry& e) const {
+    if (!s_.constraints.deadline_hours) return 1.0;
+    return completion_probability_bound(e.run.inputs, *s_.constraints.deadline_hours);
+  }
+
+  void priced_run(const Searched& m, const Evaluation& e, Pricing pricing, GroupResult& r) const {
+    PlanEntry entry;
+    entry.node = m.node;
+    entry.evaluation = e;
+    entry.evaluation.config.pricing = pricing;
+    entry.run = prepare_run(s_, *m.resolved, entry.config(), e.step->seconds(), o_.run);
+    const auto label = [&] { return candidate_text(*m.node, entry.config()); };
+    const double hours = entry.run.outcome.failure_free_hours;
+    if (s_.constraints.deadline_hours && hours > *s_.constraints.deadline_hours) {
+      entry.verdict = Verdict::deadline;
+      keep_nearest(r.misses, Verdict::deadline, hours / *s_.constraints.deadline_hours - 1.0, false, [&] { return label() + ": needs " + fixed(hours, 1) + " h without a single interruption"; });
+    } else if (s_.constraints.budget_usd && entry.expected_usd() > *s_.constraints.budget_usd) {
+      entry.verdict = Verdict::budget;
+      keep_nearest(r.misses, Verdict::budget, entry.expected_usd() / *s_.constraints.budget_usd - 1.0, false, [&] { return label() + ": expected cost " + usd_text(entry.expected_usd()); });
+    } else if (const double bound = probability_bound(entry); bound < s_.constraints.min_completion_probability) {
+      // Even the Cantelli bound is short: no Monte Carlo can find the probability needed.
+      entry.verdict = Verdict::probability;
+      entry.run.outcome.p_meets_deadline = bound;
+      keep_nearest(r.misses, Verdict::probability, s_.constraints.min_completion_probability - bound, true, [&] { return label() + ": meets the " + hours_text(*s_.constraints.deadline_hours) +
+                                  " h deadline with probability at most " + fixed(bound, 3) + " (expected " +
+                                  fixed(entry.run.expected_hours, 1) + " h with " +
+                                  fixed(entry.run.job_interruptions_per_hour, 2) + " interruptions per hour)"; });
+    } else {
+      entry.verdict = Verdict::bounded;  // decided by the Monte Carlo, or pruned by its bound
+    }
+    if (entry.verdict != Verdict::bounded) count(r, entry.verdict, 1);
+    r.fitting.push_back(std::move(entry));
+  }
+
+  const Scenario& s_;
+  const PlanOptions& o_;
+  double steps_;
+  double step_flops_;  // a floor on the FLOPs one step executes, all GPUs together
+};
+
+}  // namespace
+
+Plan search_candidates(const Scenario& scenario, const Catalog& catalog, const PlanOptions& options) {
+  const Clock::time_point start = Clock::now();
+  Plan plan;
+  plan.scenario = scenario.name;
+  const Screen screen(scenario, options);
+  const std::vector<Searched> machines = screen.machines(catalog);
+  GroupResult total;
+  const std::vector<Group> groups = screen.groups(machines, total);
+  std::vector<GroupResult> results(groups.size());
+  tbb::parallel_for(std::size_t{0}, groups.size(), [&](std::size_t i) { results[i] = screen.run(groups[i]); });
+
+  std::vector<PlanEntry> fitting;
+  for (GroupResult& r : results) {
+    for (int v = 0; v < kVerdicts; ++v) {
+      total.counts[v] += r.counts[v];
+      if (r.misses[v]) keep_nearest(total.misses, std::move(*r.misses[v]));
+    }
+    total.simulated += r.simulated;
+    for (PlanEntry& e : r.fitting) fitting.push_back(std::move(e));
+  }
+  plan.counts = total.counts;
+  plan.simulated = total.simulated;
+
+  RankingResult ranking = rank_plans(scenario, std::move(fitting), options);
+  for (int v = 0; v < kVerdicts; ++v) {
+    plan.counts[v] += ranking.counts[v];
+    if (ranking.misses[v]) keep_nearest(total.misses, std::move(*ranking.misses[v]));
+  }
+  for (auto& m : total.misses) {
+    if (m) plan.nearest_misses.push_back(std::move(*m));
+  }
+  plan.monte_carlo_runs = ranking.monte_carlo_runs;
+  plan.best = std::move(ranking.best);
+  plan.alternatives = std::move(ranking.alternatives);
+  plan.frontier = std::move(ranking.frontier);
+  plan.screened = std::move(ranking.entries);
+  for (std::int64_t c : plan.counts) plan.evaluated += c;
+  plan.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return plan;
+}
+
+}  // namespace preflight
