@@ -57,7 +57,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   }
   const double world = static_cast<double>(c.nodes) * node.gpus_per_node;
   const double dp = world / static_cast<double>(c.parallelism.tp * c.parallelism.pp);
-  const StageLayout stages = stage_layout(model, w.count(), c.parallelism);
+  const StageLayout stages = stage_layout(w, c.parallelism);
 
   ShardingLayout layout;
   layout.scheme = sharding_scheme(c.sharding);

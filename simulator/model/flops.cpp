@@ -4,8 +4,7 @@
 
 namespace preflight {
 
-FlopsPerToken flops_per_token(const ModelSpec& model, std::int64_t seq_len) {
-  const ParameterCount c = count_parameters(model);
+FlopsPerToken flops_per_token(const ModelSpec& model, const ParameterCount& c, std::int64_t seq_len) {
   // The embedding lookup is not a matmul; the lm_head is (tied or not).
   const double matmul_params = static_cast<double>(c.active_per_token() - c.embedding - c.position_embedding +
                                                    (model.tied_embeddings ? c.embedding : 0));

@@ -31,8 +31,7 @@ double lora_parameters(const ModelSpec& model, const LoraSpec& lora) {
   return per_layer * static_cast<double>(model.layers);
 }
 
-ParameterFootprint parameter_footprint(const ModelSpec& model, const TrainingJob& job) {
-  const ParameterCount count = count_parameters(model);
+ParameterFootprint parameter_footprint(const ModelSpec& model, const ParameterCount& count, const TrainingJob& job) {
   const double total = static_cast<double>(count.total());
   const double weight_bytes = job.precision == Precision::fp32 ? 4.0 : 2.0;
 

@@ -3,6 +3,7 @@
 // model state takes per parameter. Separate from ModelSpec so that published tables that give only a
 // parameter count (the ZeRO paper, DeepSpeed's estimator) go through the same model.
 
+#include "simulator/model/parameter_count.hpp"
 #include "simulator/spec/model_spec.hpp"
 #include "simulator/spec/training_job.hpp"
 
@@ -35,7 +36,7 @@ struct StateBytes {
 StateBytes state_bytes(Precision precision, OptimizerKind optimizer, bool fp32_adapters);
 
 // The footprint of a full model under a training job (full training, LoRA or QLoRA).
-ParameterFootprint parameter_footprint(const ModelSpec& model, const TrainingJob& job);
+ParameterFootprint parameter_footprint(const ModelSpec& model, const ParameterCount& count, const TrainingJob& job);
 
 // Parameters LoRA adds for the job's rank and target modules.
 double lora_parameters(const ModelSpec& model, const LoraSpec& lora);

@@ -33,7 +33,9 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p, int gpus, in
   if (p.sequence_parallel && p.tp == 1) fail("parallelism.sequence_parallel", "sequence parallelism needs tp > 1");
 }
 
-StageLayout stage_layout(const ModelSpec& m, const ParameterCount& n, const Parallelism& p) {
+StageLayout stage_layout(const Workload& w, const Parallelism& p) {
+  const ModelSpec& m = w.model();
+  const ParameterCount& n = w.count();
   StageLayout s;
   s.tp = p.tp;
   s.pp = p.pp;

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "simulator/model/parameter_count.hpp"
 #include "simulator/model/parameter_footprint.hpp"
+#include "simulator/model/workload.hpp"
 #include "simulator/spec/model_spec.hpp"
 #include "simulator/spec/strategy_config.hpp"
 
@@ -34,7 +34,7 @@ struct StageLayout {
 // pp x interleave, sequence parallelism needs tp > 1.
 void validate_parallelism(const ModelSpec& model, const Parallelism& p, int gpus, int gpus_per_node);
 
-StageLayout stage_layout(const ModelSpec& model, const ParameterCount& count, const Parallelism& p);
+StageLayout stage_layout(const Workload& workload, const Parallelism& p);
 
 // Megatron's interleaved schedule runs micro-batches in rounds of pp: grad_accum must be a multiple.
 inline bool schedule_accepts(const Parallelism& p, std::int64_t grad_accum) {

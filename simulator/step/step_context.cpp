@@ -33,7 +33,7 @@ StepContext::StepContext(const StepInputs& inputs)
       machine(*inputs.machine),
       collectives(machine.collectives()),
       scheme(sharding_scheme(config.sharding)),
-      stages(stage_layout(model, workload.count(), config.parallelism)),
+      stages(stage_layout(workload, config.parallelism)),
       footprint(stage_footprint(workload.footprint(), stages)),
       bytes(workload.state_bytes()),
       layer(layer_cost(workload, layer_cost_inputs(workload, config, stages), machine.rates())),

@@ -130,7 +130,7 @@ TEST_F(CheckStories, PipelinedGpt3LadderShardsTheOptimizerThenAddsTensorParallel
   const CheckOutcome o = run_check(l.scenario, machine(l), l.config);
   ASSERT_FALSE(o.given.memory.fits());
   const MemoryBreakdown& g = o.given.memory.gpu;
-  const StageLayout layout = stage_layout(l.scenario.model(), l.scenario.workload.count(), l.config.parallelism);
+  const StageLayout layout = stage_layout(l.scenario.workload, l.config.parallelism);
   const double share = layout.param_share * 174'604'259'328.0;
   EXPECT_DOUBLE_EQ(g.params + g.grads + g.optimizer, 18.0 * share);
   ASSERT_EQ(o.ladder.rungs.size(), 2u);

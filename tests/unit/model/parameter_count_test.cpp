@@ -53,7 +53,7 @@ TEST_F(ParameterCountTest, DenseActiveEqualsTotalAndLargestModuleIsEmbedding) {
 // the attention term 12*L*s*h adds 4.6% for Llama-2-7B at 2048 tokens.
 TEST_F(ParameterCountTest, TrainingFlopsAreSixNPlusAttention) {
   const ModelSpec m = fixtures::llama_2_7b();
-  const FlopsPerToken f = flops_per_token(m, 2048);
+  const FlopsPerToken f = flops_per_token(m, count_parameters(m), 2048);
   const double n_matmul = 6'738'415'616.0 - 32000.0 * 4096;  // the embedding lookup is not a matmul
   EXPECT_DOUBLE_EQ(3.0 * f.forward_matmul, 6.0 * n_matmul);
   EXPECT_DOUBLE_EQ(3.0 * f.forward_attention, 12.0 * 32 * 2048 * 4096);

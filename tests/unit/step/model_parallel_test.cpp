@@ -49,17 +49,17 @@ struct Layout {
 // and the position table 25,165,824 = 22,387,912,704 parameters, 2,798,489,088 per GPU.
 TEST(ModelParallel, ParameterShareByHand) {
   Layout l;
-  const StageLayout s = stage_layout(l.model, count_parameters(l.model), {8, 8, true, 1});
+  const StageLayout s = stage_layout(Workload(l.model, l.job), {8, 8, true, 1});
   EXPECT_EQ(s.layers_per_stage, 12);
   EXPECT_DOUBLE_EQ(s.param_share * static_cast<double>(count_parameters(l.model).total()), 2'798'489'088.0);
   EXPECT_DOUBLE_EQ(s.in_flight_micro_batches, 8.0);
   EXPECT_DOUBLE_EQ(s.bubble_micro_batches, 7.0);
-  const StageLayout interleaved = stage_layout(l.model, count_parameters(l.model), {8, 8, true, 3});
+  const StageLayout interleaved = stage_layout(Workload(l.model, l.job), {8, 8, true, 3});
   EXPECT_DOUBLE_EQ(interleaved.bubble_micro_batches, 7.0 / 3.0);
   EXPECT_DOUBLE_EQ(interleaved.in_flight_micro_batches, 8.0 * (1.0 + 7.0 / 24.0));
   // 80 layers on 3 stages: 27 on the first two, 26 on the last (Megatron needs them even only when interleaving).
   const ModelSpec llama_2_70b = test::fixtures::llama_2_70b();
-  EXPECT_EQ(stage_layout(llama_2_70b, count_parameters(llama_2_70b), {1, 3, false, 1}).layers_per_stage, 27);
+  EXPECT_EQ(stage_layout(Workload(llama_2_70b, TrainingJob{}), {1, 3, false, 1}).layers_per_stage, 27);
 }
 
 // Model states per GPU fall as tensor or pipeline parallelism grows (more GPUs share the weights).
@@ -126,7 +126,7 @@ TEST(ModelParallel, MegatronBytesPerParameter) {
   Layout l;
   l.job.precision = Precision::bf16;
   const ParameterCount count = count_parameters(l.model);
-  const double per_gpu = stage_layout(l.model, count, {8, 8, true, 1}).param_share * static_cast<double>(count.total());
+  const double per_gpu = stage_layout(Workload(l.model, l.job), {8, 8, true, 1}).param_share * static_cast<double>(count.total());
   for (int nodes : {8, 32}) {
     StepInputs in = l.inputs(8, 8, 1, nodes);
     const double d = nodes * 8.0 / 64.0;
