@@ -49,6 +49,7 @@ std::vector<StrategyConfig> layouts() {
                 c.nodes = nodes;
                 c.parallelism = layout;
                 c.sharding = sh;
+                c = with_offering_framework(c, s);  // Megatron for tensor/pipeline layouts
                 c.offload = off;
                 c.recompute = rc;
                 c.micro_batch = mb;

@@ -12,6 +12,7 @@
 
 #include "simulator/hardware/machine.hpp"
 #include "simulator/memory/memory_estimate.hpp"
+#include "simulator/model/stack_habits.hpp"
 #include "simulator/model/workload.hpp"
 #include "simulator/spec/step_time.hpp"
 #include "simulator/spec/strategy_config.hpp"
@@ -20,6 +21,7 @@ namespace preflight {
 
 struct Evaluation {
   StrategyConfig config;
+  StackHabits stack;  // what the config's framework runs on this GPU (its attention kernel, and why)
   MemoryEstimate memory;
   std::optional<StepTime> step;  // empty when the catalog lacks the GPU's peak for the precision
   std::string step_unavailable;          // why, when empty

@@ -1,5 +1,5 @@
-"""gpus.json from the reference gpus.csv plus the GPU_EXTRA table (names, notes, SM counts, and T4,
-which the CSV lacks)."""
+"""gpus.json from the reference gpus.csv plus the GPU_EXTRA table (names, architectures as NVIDIA's
+datasheets name them, notes, SM counts, and T4, which the CSV lacks)."""
 
 import os
 import re
@@ -34,6 +34,7 @@ AS_OF_NOTE = ("as_of is the date the figures were transcribed into the reference
 GPU_EXTRA = {
     "v100-16gb": {
         "name": "NVIDIA Tesla V100 16GB SXM2",
+        "architecture": "volta",
         "sm_count": 80,
         "sm_count_source": "Volta whitepaper: 80 SMs (5120 CUDA cores / 64 per SM)",
         "notes": "No bf16/tf32/fp8 in hardware (Volta). fp16 is the tensor-core peak. "
@@ -42,18 +43,21 @@ GPU_EXTRA = {
     },
     "v100-32gb": {
         "name": "NVIDIA Tesla V100 32GB SXM2",
+        "architecture": "volta",
         "sm_count": 80,
         "sm_count_source": "Volta whitepaper: 80 SMs (5120 CUDA cores / 64 per SM)",
         "notes": "No bf16/tf32/fp8 in hardware (Volta). fp16 is the tensor-core peak.",
     },
     "a10": {
         "name": "NVIDIA A10",
+        "architecture": "ampere",
         "sm_count": 72,
         "sm_count_source": "A10 datasheet: 9216 CUDA cores / 128 per GA10x SM",
         "notes": "No NVLink. No fp8 in hardware (Ampere).",
     },
     "a10g": {
         "name": "NVIDIA A10G",
+        "architecture": "ampere",
         "sm_count": None,
         "sm_count_source": "NVIDIA publishes no core count for the AWS-only A10G: unknown",
         "notes": "AWS-only GA102 variant (G5 instances). NVIDIA publishes no A10G datasheet and "
@@ -68,6 +72,7 @@ GPU_EXTRA = {
     },
     "t4": {
         "name": "NVIDIA T4",
+        "architecture": "turing",
         "sm_count": 40,
         "sm_count_source": "T4 datasheet: 2560 CUDA cores / 64 per Turing SM",
         "notes": "Not in gpus.csv; figures from NVIDIA's T4 datasheet: 65 TFLOPS fp16 mixed "
@@ -87,30 +92,35 @@ GPU_EXTRA = {
     },
     "l4": {
         "name": "NVIDIA L4",
+        "architecture": "ada",
         "sm_count": 58,
         "sm_count_source": "L4 datasheet: 7424 CUDA cores / 128 per Ada SM",
         "notes": "No NVLink. Cloud catalogs report 22.35 GiB usable memory.",
     },
     "l40s": {
         "name": "NVIDIA L40S",
+        "architecture": "ada",
         "sm_count": 142,
         "sm_count_source": "L40S datasheet: 18176 CUDA cores / 128 per Ada SM",
         "notes": "No NVLink. Cloud catalogs report 44.7 GiB usable memory.",
     },
     "a100-40gb": {
         "name": "NVIDIA A100 40GB SXM4",
+        "architecture": "ampere",
         "sm_count": 108,
         "sm_count_source": "A100 whitepaper: 108 SMs",
         "notes": "NVLink3 via NVSwitch on HGX A100 boards. No fp8 in hardware (Ampere).",
     },
     "a100-80gb": {
         "name": "NVIDIA A100 80GB SXM4",
+        "architecture": "ampere",
         "sm_count": 108,
         "sm_count_source": "A100 whitepaper: 108 SMs",
         "notes": "NVLink3 via NVSwitch on HGX A100 boards. No fp8 in hardware (Ampere).",
     },
     "a100-40gb-pcie": {
         "name": "NVIDIA A100 40GB PCIe",
+        "architecture": "ampere",
         "sm_count": 108,
         "sm_count_source": "A100 whitepaper: 108 SMs",
         "notes": "NVLink figure is the NVLink bridge between 2 GPUs only (not a switch). "
@@ -118,6 +128,7 @@ GPU_EXTRA = {
     },
     "a100-80gb-pcie": {
         "name": "NVIDIA A100 80GB PCIe",
+        "architecture": "ampere",
         "sm_count": 108,
         "sm_count_source": "A100 whitepaper: 108 SMs",
         "notes": "NVLink figure is the NVLink bridge between 2 GPUs only (not a switch). "
@@ -125,18 +136,21 @@ GPU_EXTRA = {
     },
     "h100-80gb": {
         "name": "NVIDIA H100 80GB SXM5",
+        "architecture": "hopper",
         "sm_count": 132,
         "sm_count_source": "H100 whitepaper: 132 SMs on SXM5",
         "notes": "NVLink4 via NVSwitch on HGX H100 boards.",
     },
     "h100-pcie-80gb": {
         "name": "NVIDIA H100 PCIe 80GB",
+        "architecture": "hopper",
         "sm_count": 114,
         "sm_count_source": "H100 whitepaper: 114 SMs on PCIe",
         "notes": "NVLink figure is the NVLink bridge between 2 GPUs only (not a switch).",
     },
     "h100-nvl": {
         "name": "NVIDIA H100 NVL 94GB",
+        "architecture": "hopper",
         "sm_count": 132,
         "sm_count_source": "H100 NVL product brief: 16896 CUDA cores / 128 per Hopper SM",
         "notes": "PCIe card. NVLink figure is the NVLink bridge between 2 GPUs only "
@@ -144,12 +158,14 @@ GPU_EXTRA = {
     },
     "h200": {
         "name": "NVIDIA H200 141GB SXM",
+        "architecture": "hopper",
         "sm_count": 132,
         "sm_count_source": "H200 is the GH100 die of H100 SXM5 with HBM3e: 132 SMs",
         "notes": "NVLink4 via NVSwitch on HGX H200 boards.",
     },
     "b200": {
         "name": "NVIDIA B200 (HGX B200, per GPU)",
+        "architecture": "blackwell",
         "sm_count": None,
         "sm_count_source": "NVIDIA publishes no SM count for B200: unknown",
         "notes": "NVLink5 via NVSwitch. pcie_gen not published in the cited datasheets "
@@ -158,6 +174,7 @@ GPU_EXTRA = {
     },
     "rtx3090": {
         "name": "NVIDIA GeForce RTX 3090",
+        "architecture": "ampere",
         "sm_count": 82,
         "sm_count_source": "GeForce RTX 3090 specifications: 10496 CUDA cores / 128 per GA10x SM",
         "notes": "NVLink figure is the NVLink bridge between 2 GPUs only (112.5 GB/s "
@@ -166,6 +183,7 @@ GPU_EXTRA = {
     },
     "rtx4090": {
         "name": "NVIDIA GeForce RTX 4090",
+        "architecture": "ada",
         "sm_count": 128,
         "sm_count_source": "GeForce RTX 4090 specifications: 16384 CUDA cores / 128 per Ada SM",
         "notes": "No NVLink. Tensor peaks are FP32-accumulate rates (FP16-accumulate is 2x).",
@@ -217,7 +235,7 @@ def build_gpus(ref_dir, as_of):
     for gid, csv_gpu, csv_ff, mem_variant in GPU_ROWS:
         extra = GPU_EXTRA[gid]
         if csv_gpu is None:
-            entry = {"id": gid, "name": extra["name"]}
+            entry = {"id": gid, "name": extra["name"], "architecture": extra["architecture"]}
             for key, value in extra["row"].items():
                 if key == "source":
                     entry["sm_count"] = extra["sm_count"]
@@ -256,6 +274,7 @@ def build_gpus(ref_dir, as_of):
         entry = {
             "id": gid,
             "name": extra["name"],
+            "architecture": extra["architecture"],
             "form_factor": FORM_FACTOR[csv_ff],
             "memory_GiB": memory,
             "memory_type": r["mem_type"].strip(),

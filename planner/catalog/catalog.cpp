@@ -50,6 +50,7 @@ GpuSpec read_gpu(const nlohmann::json& j, const std::string& file, const std::st
   g.id = r.string("id");
   g.name = r.string("name");
   r.string("form_factor");
+  g.architecture = r.enum_value("architecture", kGpuArchitectureNames);
   g.memory_bytes = r.number("memory_GiB", {0.1, 4096.0, false, "GiB"}) * kGiB;
   r.string("memory_type");
   g.memory_bandwidth_bytes_per_second = r.number("memory_bandwidth_GBps", {1.0, 1e6, false, "GB/s"}) * 1e9;

@@ -63,7 +63,7 @@ class Climber {
   }
 
   void record(int rung, const std::string& action, const StrategyConfig& changed) {
-    Evaluation e = best_micro_batch(changed, given_.config.micro_batch);
+    Evaluation e = best_micro_batch(with_offering_framework(changed, scenario_), given_.config.micro_batch);
     const bool fits = e.memory.fits();
     state_ = e.config;
     ladder_.rungs.push_back({rung, action, e, fits});
@@ -202,6 +202,7 @@ class Climber {
     c.sharding = Sharding::zero3;
     c.recompute = Recompute::full;
     c.offload = {};
+    c = with_offering_framework(c, scenario_);
     for (int nodes = c.nodes + 1; nodes <= max_nodes; ++nodes) {
       c.nodes = nodes;
       if (scenario_.training().global_batch_sequences % dp_degree(c, node_) != 0) continue;

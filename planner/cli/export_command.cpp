@@ -1,5 +1,6 @@
 // `preflight export`: a config (the given one, else the plan's winner, planned with the same options
-// as `plan`) as a DeepSpeed JSON, an Accelerate YAML, a torchrun or a Megatron-LM launch.
+// as `plan`) for the stack it runs on: a DeepSpeed JSON, an Accelerate YAML or a torchrun launch
+// (transformers), a Megatron-LM launch, a torchtitan TOML or an llm-foundry YAML.
 
 #include <memory>
 #include <ostream>
@@ -19,7 +20,7 @@ namespace preflight::cli {
 namespace {
 
 struct ExportOptions {
-  std::string target;  // deepspeed | accelerate | torchrun | megatron
+  std::string target;  // deepspeed | accelerate | torchrun | megatron | torchtitan | llm-foundry
   std::string scenario;
   std::string config;  // path or inline JSON; empty: the scenario's "config", else the plan's winner
   std::string out;
@@ -49,11 +50,41 @@ std::optional<Chosen> chosen_config(const ExportOptions& options, const Scenario
   return Chosen{c, {nlohmann::json{{"sharding", to_string(c.sharding)}}, options.scenario, "the plan's winner"}};
 }
 
-std::string exported(const std::string& target, const ExportPlan& plan) {
-  if (target != "megatron" && model_parallel(plan.config.parallelism)) {
-    throw InvalidConfig("parallelism", "tensor/pipeline parallelism runs on Megatron-LM: use `preflight export megatron`");
+// Which stack each target writes for.
+Framework target_framework(const std::string& target) {
+  if (target == "megatron") return Framework::megatron;
+  if (target == "torchtitan") return Framework::torchtitan;
+  if (target == "llm-foundry") return Framework::llm_foundry;
+  return Framework::transformers;  // deepspeed, accelerate, torchrun
+}
+
+std::string targets_of(Framework f) {
+  switch (f) {
+    case Framework::megatron: return "`preflight export megatron`";
+    case Framework::torchtitan: return "`preflight export torchtitan`";
+    case Framework::llm_foundry: return "`preflight export llm-foundry`";
+    case Framework::transformers: return "`preflight export deepspeed`, `accelerate` or `torchrun`";
   }
+  return "";
+}
+
+// A target for another stack than the config's: named at the key that decided the stack (the
+// framework when the config names one, else its layout or sharding, which implied it).
+void check_target(const std::string& target, const StrategyConfig& c, const ConfigSource& source) {
+  if (target_framework(target) == c.framework) return;
+  const bool named = source.json.is_object() && source.json.contains("framework");
+  const std::string field = named ? "framework" : model_parallel(c.parallelism) ? "parallelism" : "sharding";
+  std::string why = "this config runs on " + to_string(c.framework);
+  if (!named) why += model_parallel(c.parallelism) ? " (tensor/pipeline layouts do)" : " (its sharding implies it)";
+  why += ": use " + targets_of(c.framework);
+  if (target == "megatron") why += "; Megatron-LM shards only its optimizer (--use-distributed-optimizer, zero1)";
+  rethrow_at(source, InvalidConfig(field, why));
+}
+
+std::string exported(const std::string& target, const ExportPlan& plan, const Evaluation& e) {
   if (target == "megatron") return megatron_command(plan);
+  if (target == "torchtitan") return torchtitan_config_toml(plan);
+  if (target == "llm-foundry") return llm_foundry_config_yaml(plan, e.stack.attention);
   if (target == "deepspeed") return deepspeed_config_json(plan);
   if (target == "accelerate") return accelerate_config_yaml(plan);
   return torchrun_command(plan);
@@ -66,15 +97,17 @@ int run_export(const ExportOptions& options, std::ostream& out, std::ostream& er
   const std::optional<Chosen> chosen = chosen_config(options, scenario, catalog, profile.get(), err);
   if (!chosen) return 1;
   const StrategyConfig& config = chosen->config;
+  check_target(options.target, config, chosen->source);
   const NodeSpec& node = *find_node(scenario, catalog, config.instance);
   warn_about_profile(profile.get(), scenario, node, config, err);
   const Machine machine(node, scenario.training().precision, profile.get());
+  warn_about_borrowed_figures(machine, err);
   const Evaluation e = evaluate(scenario.workload, machine, config, scenario.constraints.vram_headroom);
   std::string text;
   try {
     if (!e.step) throw InvalidConfig("instance", e.step_unavailable);
     const RunEstimate run = prepare_run(scenario, machine, config, e.step->seconds(), run_options(options.run));
-    text = exported(options.target, {&scenario, &machine.node(), config, run.steps, run.checkpoint.interval_steps});
+    text = exported(options.target, {&scenario, &machine.node(), config, run.steps, run.checkpoint.interval_steps}, e);
   } catch (const InvalidConfig& error) {
     rethrow_at(chosen->source, error);
   }
@@ -87,10 +120,11 @@ int run_export(const ExportOptions& options, std::ostream& out, std::ostream& er
 
 Command add_export_command(CLI::App& app, GlobalOptions& global) {
   auto o = std::make_shared<ExportOptions>();
-  CLI::App* c = app.add_subcommand("export", "Ready-to-use DeepSpeed JSON, Accelerate YAML, torchrun or Megatron-LM command for a config (default: the plan's winner)");
-  c->add_option("target", o->target, "deepspeed, accelerate, torchrun or megatron (the one for tensor/pipeline parallelism)")
+  CLI::App* c = app.add_subcommand("export", "Ready-to-use DeepSpeed JSON, Accelerate YAML, torchrun, Megatron-LM, torchtitan or llm-foundry config for a config (default: the plan's winner)");
+  c->add_option("target", o->target,
+                "deepspeed, accelerate or torchrun (framework transformers), megatron, torchtitan or llm-foundry: the config's framework")
       ->required()
-      ->check(CLI::IsMember({"deepspeed", "accelerate", "torchrun", "megatron"}));
+      ->check(CLI::IsMember({"deepspeed", "accelerate", "torchrun", "megatron", "torchtitan", "llm-foundry"}));
   c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
   c->add_option("--config", o->config, "Config JSON file, or an inline JSON object")->check(not_empty());
   add_out_option(*c, o->out);

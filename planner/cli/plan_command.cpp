@@ -32,6 +32,7 @@ int run_plan(const PlanCommandOptions& options, std::ostream& out, std::ostream&
   PlanOptions o = plan_options(options.run, profile.get());
   o.top = options.top;
   const Plan plan = search_plan(scenario, catalog, o);
+  if (plan.best) warn_about_borrowed_figures(Machine(*plan.best->node, scenario.training().precision, profile.get()), err);
   io::write_output(options.output.out, plan_report(options.output.format, scenario, plan, o), out);
   return plan.best ? 0 : 1;
 }

@@ -20,4 +20,8 @@ void warn_about_profile(const CalibrationProfile* profile, const Scenario& scena
   for (const std::string& w : profile_warnings(*profile, scenario, node, config.micro_batch)) err << "warning: " << w << "\n";
 }
 
+void warn_about_borrowed_figures(const Machine& machine, std::ostream& err) {
+  for (const std::string& note : machine.borrowed_figures()) err << "warning: " << machine.node().gpu.id << ": " << note << "\n";
+}
+
 }  // namespace preflight::cli

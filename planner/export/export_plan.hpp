@@ -34,6 +34,14 @@ std::string torchrun_command(const ExportPlan& plan);
 // of tensor- or pipeline-parallel configs. Throws InvalidConfig for LoRA/QLoRA, ZeRO-2/3 and offload.
 std::string megatron_command(const ExportPlan& plan);
 
+// A torchtitan job config (TOML) with FSDP2 / HSDP / DDP degrees, tensor and pipeline degrees,
+// activation checkpointing, torch.compile and float8. Throws InvalidConfig for LoRA/QLoRA and fp16.
+std::string torchtitan_config_toml(const ExportPlan& plan);
+
+// An llm-foundry training YAML with Composer's FSDP settings and the attention kernel simulated.
+// Throws InvalidConfig for LoRA/QLoRA, offload, and checkpointing it does not offer.
+std::string llm_foundry_config_yaml(const ExportPlan& plan, AttentionKernel attention);
+
 // The file names the exports refer to each other by.
 inline constexpr const char* kDeepSpeedConfigFile = "ds_config.json";
 

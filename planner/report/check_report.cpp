@@ -4,6 +4,7 @@
 
 #include "planner/report/result_json.hpp"
 #include "planner/text/candidate_text.hpp"
+#include "planner/text/step_text.hpp"
 #include "planner/text/number_text.hpp"
 #include "planner/text/text_table.hpp"
 
@@ -13,11 +14,10 @@ namespace {
 
 std::string config_summary(const StrategyConfig& c) {
   const std::string layout = layout_text(c.parallelism);
-  std::string s = (layout.empty() ? "" : layout + ", ") + to_string(c.sharding);
+  std::string s = to_string(c.framework) + ", " + (layout.empty() ? "" : layout + ", ") + to_string(c.sharding);
   if (c.offload.optimizer != OffloadTarget::none) s += ", optimizer->" + to_string(c.offload.optimizer);
   if (c.offload.params != OffloadTarget::none) s += ", params->" + to_string(c.offload.params);
   s += ", checkpointing " + to_string(c.recompute);
-  s += ", flash attention " + std::string(c.flash_attention ? "on" : "off");
   s += ", micro-batch " + std::to_string(c.micro_batch) + " x accum " + std::to_string(c.grad_accum);
   return s;
 }
@@ -82,10 +82,12 @@ std::string check_text(const CheckOutcome& o) {
       << s.training().global_batch_sequences << " sequences\n";
   out << "  machine  " << c.nodes << " x " << o.node.id << " (" << o.node.gpus_per_node << " x " << o.node.gpu.id
       << " " << gib(o.node.gpu.memory_bytes) << ")\n";
-  out << "  config   " << config_summary(c) << "\n\n";
+  out << "  config   " << config_summary(c) << "\n";
+  out << "  kernels  attention " << to_string(o.given.stack.attention) << " (" << o.given.stack.attention_reason << ")"
+      << (o.given.stack.fused_elementwise ? ", fused element-wise kernels" : ", eager element-wise kernels") << "\n\n";
   breakdown_table(out, o.given);
   if (o.given.step) {
-    out << "  step time (simulated) " << fixed(o.given.step->seconds(), 2) << " s\n";
+    out << "  step time (simulated) " << fixed(o.given.step->seconds(), 2) << " s: " << step_parts_text(*o.given.step) << "\n";
   } else {
     out << "  step time unavailable: " << o.given.step_unavailable << "\n";
   }
@@ -124,7 +126,7 @@ nlohmann::ordered_json check_json(const CheckOutcome& o) {
                 {"active_parameters", params.active_per_token()}};
   j["config"] = config_json(o.given.config);
   j["memory"] = memory_json(o.given.memory, o.given.peak_from_timeline);
-  j["step"] = o.given.step ? step_json(*o.given.step, o.node, o.scenario.training()) : nlohmann::ordered_json(nullptr);
+  j["step"] = o.given.step ? step_json(o.given, o.node, o.scenario.training()) : nlohmann::ordered_json(nullptr);
   j["fits"] = o.given.memory.fits();
   nlohmann::ordered_json ladder = nlohmann::ordered_json::array();
   for (const LadderRung& r : o.ladder.rungs) {
@@ -134,7 +136,7 @@ nlohmann::ordered_json check_json(const CheckOutcome& o) {
     rung["config"] = config_json(r.result.config);
     rung["memory"] = memory_json(r.result.memory, r.result.peak_from_timeline);
     if (r.result.step && o.given.step) {
-      rung["step"] = step_json(*r.result.step, o.node, o.scenario.training());
+      rung["step"] = step_json(r.result, o.node, o.scenario.training());
       rung["step_time_change"] = rounded(r.result.step->seconds() / o.given.step->seconds() - 1.0, 4);
     }
     rung["fits"] = r.fits;

@@ -11,6 +11,12 @@ namespace {
 
 std::string thousands(std::int64_t n) { return grouped_digits(n); }
 
+std::string frameworks_text(const std::vector<Framework>& frameworks) {
+  std::string s;
+  for (const Framework f : frameworks) s += (s.empty() ? "" : " and ") + to_string(f);
+  return s;
+}
+
 }  // namespace
 
 std::vector<std::string> plan_columns() {
@@ -48,8 +54,8 @@ std::vector<std::string> plan_summary(const Scenario& s, const Plan& p) {
   return {"model " + s.model().id + ", " + fixed(t.tokens / 1e9, 2) + "B tokens, seq " + std::to_string(t.seq_len) +
               ", global batch " + std::to_string(t.global_batch_sequences) + " sequences",
           constraints,
-          "searched " + thousands(p.evaluated) + " configurations: " + thousands(p.simulated) + " step simulations, " +
-              thousands(p.monte_carlo_runs) + " Monte Carlo runs"};
+          "searched " + thousands(p.evaluated) + " configurations on " + frameworks_text(searched_frameworks(s)) + ": " +
+              thousands(p.simulated) + " step simulations, " + thousands(p.monte_carlo_runs) + " Monte Carlo runs"};
 }
 
 std::string rejection_counts(const Plan& p) {

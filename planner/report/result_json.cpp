@@ -54,7 +54,8 @@ double step_mfu(const StepTime& s, const NodeSpec& node, const TrainingJob& job)
   return s.model_flops / (s.seconds() * peak_flops(node.gpu, job.precision));
 }
 
-nlohmann::ordered_json step_json(const StepTime& s, const NodeSpec& node, const TrainingJob& job) {
+nlohmann::ordered_json step_json(const Evaluation& e, const NodeSpec& node, const TrainingJob& job) {
+  const StepTime& s = *e.step;
   const double tokens = job.global_batch_tokens();
   const double seconds = s.seconds();
   nlohmann::ordered_json j;
@@ -68,6 +69,11 @@ nlohmann::ordered_json step_json(const StepTime& s, const NodeSpec& node, const 
                             {"optimizer", rounded(s.optimizer_seconds, 4)},
                             {"pipeline_bubble", rounded(s.pipeline_bubble_seconds, 4)},
                             {"host_exposed", rounded(s.host_exposed_seconds, 4)}};
+  // Compute and recompute again, by the class of kernel that spends them.
+  j["kernel_seconds"] = {{"gemm", rounded(s.kernels.gemm, 4)},
+                         {"attention", rounded(s.kernels.attention, 4)},
+                         {"memory_bound", rounded(s.kernels.memory_bound, 4)}};
+  j["attention_kernel"] = to_string(e.stack.attention);
   j["model"] = "discrete_event";
   return j;
 }
@@ -122,7 +128,7 @@ nlohmann::ordered_json result_json(const Evaluation& e, const RunEstimate& run, 
   nlohmann::ordered_json j;
   j["config"] = config_json(e.config);
   j["memory"] = memory_json(e.memory, e.peak_from_timeline);
-  j["step"] = step_json(*e.step, node, job);
+  j["step"] = step_json(e, node, job);
   j["run"] = run_json(run);
   j["cost"] = cost_json(run, e.config.pricing);
   return j;

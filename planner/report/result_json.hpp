@@ -23,7 +23,9 @@ nlohmann::ordered_json run_json(const RunEstimate& run);
 nlohmann::ordered_json cost_json(const RunEstimate& run, Pricing pricing);
 // Model FLOPs utilisation of a step (the FLOPs MFU counts over the GPU's peak for the precision).
 double step_mfu(const StepTime& step, const NodeSpec& node, const TrainingJob& job);
-nlohmann::ordered_json step_json(const StepTime& step, const NodeSpec& node, const TrainingJob& job);
+// The evaluation's step (it must have one): time, throughput, MFU, where the time goes (by phase and
+// by kernel class) and the attention kernel its stack ran.
+nlohmann::ordered_json step_json(const Evaluation& evaluation, const NodeSpec& node, const TrainingJob& job);
 // The contract's "result of one configuration": config, memory, step, run and cost.
 nlohmann::ordered_json result_json(const Evaluation& evaluation, const RunEstimate& run, const NodeSpec& node,
                                    const TrainingJob& job);

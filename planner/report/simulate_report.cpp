@@ -4,6 +4,7 @@
 
 #include "planner/report/result_json.hpp"
 #include "planner/text/candidate_text.hpp"
+#include "planner/text/step_text.hpp"
 #include "planner/text/number_text.hpp"
 
 namespace preflight {
@@ -27,19 +28,14 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
   out << "  machine  " << c.nodes << " x " << node.id << ", " << to_string(c.pricing) << " $"
       << fixed(r.usd_per_hour, 2) << "/h (" << r.price.basis << (r.price.region.empty() ? "" : ", " + r.price.region)
       << (r.price.zone.empty() ? "" : "/" + r.price.zone) << ")\n";
-  out << "  config   " << to_string(c.sharding) << ", checkpointing " << to_string(c.recompute) << ", micro-batch "
-      << c.micro_batch << " x accum " << c.grad_accum;
+  out << "  config   " << to_string(c.framework) << ", " << to_string(c.sharding) << ", checkpointing "
+      << to_string(c.recompute) << ", micro-batch " << c.micro_batch << " x accum " << c.grad_accum;
   if (const std::string layout = layout_text(c.parallelism); !layout.empty()) out << ", " << layout;
-  out << "\n";
+  out << ", attention " << to_string(e.stack.attention) << "\n";
   out << "  memory   peak " << gib(e.memory.peak_bytes) << " of " << gib(e.memory.capacity_bytes)
       << (e.memory.fits() ? " (fits)" : " (DOES NOT FIT: see `preflight check`)") << "\n";
   const StepTime& st = *e.step;
-  out << "  step     " << fixed(st.seconds(), 3) << " s simulated (compute " << fixed(st.compute_seconds, 3)
-      << ", recompute " << fixed(st.recompute_seconds, 3) << ", exposed communication " << fixed(st.comm_exposed_seconds, 3)
-      << ", offload " << fixed(st.offload_exposed_seconds, 3) << ", optimizer " << fixed(st.optimizer_seconds, 3);
-  if (st.pipeline_bubble_seconds > 0.0) out << ", pipeline bubble " << fixed(st.pipeline_bubble_seconds, 3);
-  if (st.host_exposed_seconds > 0.0) out << ", waiting on the host " << fixed(st.host_exposed_seconds, 3);
-  out << "), " << r.steps << " steps\n";
+  out << "  step     " << fixed(st.seconds(), 3) << " s simulated (" << step_parts_text(st) << "), " << r.steps << " steps\n";
   const CheckpointPlan& k = r.checkpoint;
   if (k.interval_steps > 0) {
     out << "  ckpt     " << fixed(k.bytes / 1e9, 1) << " GB every " << fixed(k.interval_seconds / 60.0, 1) << " min ("

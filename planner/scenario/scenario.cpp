@@ -1,5 +1,7 @@
 #include "planner/scenario/scenario.hpp"
 
+#include "simulator/model/stack_habits.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -91,7 +93,7 @@ double read_tokens(ObjectReader& t, std::int64_t seq_len) {
   return dataset * epochs;
 }
 
-TrainingJob read_training(ObjectReader& r, const ModelSpec& model) {
+TrainingJob read_training(ObjectReader& r, const ModelSpec& model, std::optional<Framework>& framework) {
   ObjectReader t = r.object("training");
   TrainingJob job;
   const std::string seq_allowed =
@@ -122,6 +124,9 @@ TrainingJob read_training(ObjectReader& r, const ModelSpec& model) {
   job.precision = t.optional_enum("precision", kPrecisionNames).value_or(Precision::bf16);
   job.optimizer = t.optional_enum("optimizer", kOptimizerNames).value_or(OptimizerKind::adamw);
   job.method = t.optional_enum("method", kMethodNames).value_or(Method::full);
+  framework = t.optional_enum("framework", kFrameworkNames);
+  job.torch_compile = t.optional_boolean("torch_compile").value_or(false);
+  job.attention = t.optional_enum("attention", kAttentionKernelNames).value_or(AttentionKernel::automatic);
   if (job.method == Method::full && t.has("lora")) t.fail("lora", "no \"lora\" block unless method is lora or qlora");
   if (job.method != Method::full) job.lora = read_lora(t);
   t.finish();
@@ -150,6 +155,7 @@ SearchSpace read_search(ObjectReader& r) {
   if (o->has("pricing")) {
     s.pricing = o->enum_list("pricing", kPricingNames);
   }
+  if (o->has("frameworks")) s.frameworks = o->enum_list("frameworks", kFrameworkNames);
   o->finish();
   return s;
 }
@@ -280,7 +286,7 @@ Scenario load_scenario(const fs::path& file, const Catalog& catalog) {
   }
   r.optional_string("description");
   ModelSpec model = read_model(r, catalog, file, s.model_source);
-  TrainingJob training = read_training(r, model);
+  TrainingJob training = read_training(r, model, s.framework);
   s.workload = Workload(std::move(model), std::move(training));
   s.constraints = read_constraints(r);
   s.search = read_search(r);
@@ -316,6 +322,31 @@ const NodeSpec* find_node(const Scenario& scenario, const Catalog& catalog, cons
     if (n.id == id) return &n;
   }
   return catalog.find_instance(id);
+}
+
+Framework default_framework(const Scenario& scenario, const Parallelism& layout) {
+  if (scenario.framework) return *scenario.framework;
+  return model_parallel(layout) ? Framework::megatron : Framework::transformers;
+}
+
+StrategyConfig with_offering_framework(StrategyConfig c, const Scenario& scenario) {
+  if (layout_refusal(c.framework, c).empty()) return c;
+  std::vector<Framework> candidates = searched_frameworks(scenario);
+  for (const EnumName<Framework>& entry : kFrameworkNames) candidates.push_back(entry.value);
+  for (const Framework f : candidates) {
+    if (layout_refusal(f, c).empty()) {
+      c.framework = f;
+      return c;
+    }
+  }
+  return c;
+}
+
+std::vector<Framework> searched_frameworks(const Scenario& scenario) {
+  if (!scenario.search.frameworks.empty()) return scenario.search.frameworks;
+  if (scenario.framework) return {*scenario.framework};
+  if (scenario.training().method != Method::full) return {Framework::transformers};
+  return {Framework::transformers, Framework::megatron};
 }
 
 }  // namespace preflight

@@ -32,6 +32,9 @@ struct SearchSpace {
   std::vector<std::string> gpus;
   int max_nodes = 16;
   std::vector<Pricing> pricing{Pricing::on_demand, Pricing::spot};
+  // The software stacks plan may choose among (search.frameworks); empty: the scenario's
+  // training.framework, else what users of its training method run (searched_frameworks()).
+  std::vector<Framework> frameworks;
 };
 
 struct CheckpointSpec {
@@ -74,12 +77,26 @@ struct Scenario {
   PriceSpec prices;
   std::vector<NodeSpec> clusters;            // inline machines, usable wherever an instance id is
   std::optional<nlohmann::json> config_json;  // the inline "config", parsed against a machine later
+  std::optional<Framework> framework;         // training.framework: the stack every config runs unless it says
 
   const ModelSpec& model() const { return workload.model(); }
   const TrainingJob& training() const { return workload.job(); }
 };
 
 Scenario load_scenario(const std::filesystem::path& file, const Catalog& catalog);
+
+// The stack a config runs when it names none: the scenario's training.framework, else Megatron-LM for
+// tensor/pipeline layouts and Hugging Face transformers for the rest.
+Framework default_framework(const Scenario& scenario, const Parallelism& layout);
+
+// The stacks `plan` searches: search.frameworks; else the scenario's training.framework; else, for
+// full training, Hugging Face transformers (DDP, DeepSpeed ZeRO, FSDP) and Megatron-LM (tensor and
+// pipeline parallelism, its distributed optimizer), and for LoRA/QLoRA transformers alone (PEFT).
+std::vector<Framework> searched_frameworks(const Scenario& scenario);
+
+// The config on its own framework when that ships its layout, else on the first searched stack that
+// does (then any): what a reason or a remedy that changes the sharding or layout runs on.
+StrategyConfig with_offering_framework(StrategyConfig config, const Scenario& scenario);
 
 // A machine by id: an inline cluster of the scenario first, then the catalog.
 const NodeSpec* find_node(const Scenario& scenario, const Catalog& catalog, const std::string& id);

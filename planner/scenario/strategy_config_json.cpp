@@ -9,6 +9,7 @@ nlohmann::ordered_json config_json(const StrategyConfig& c) {
   nlohmann::ordered_json j;
   j["instance"] = c.instance;
   j["nodes"] = c.nodes;
+  j["framework"] = to_string(c.framework);
   j["parallelism"] = {{"tp", c.parallelism.tp}, {"pp", c.parallelism.pp},
                       {"sequence_parallel", c.parallelism.sequence_parallel}, {"interleave", c.parallelism.interleave}};
   j["sharding"] = to_string(c.sharding);
@@ -32,6 +33,7 @@ nlohmann::ordered_json config_json(const StrategyConfig& c) {
 }
 
 void read_layout_fields(io::ObjectReader& r, StrategyConfig& c) {
+  if (const std::optional<Framework> f = r.optional_enum("framework", kFrameworkNames)) c.framework = *f;
   if (std::optional<io::ObjectReader> p = r.optional_object("parallelism")) {
     c.parallelism.tp = static_cast<int>(p->optional_integer("tp", 1, 64).value_or(1));
     c.parallelism.pp = static_cast<int>(p->optional_integer("pp", 1, 1024).value_or(1));

@@ -9,6 +9,7 @@
 #include "planner/scenario/strategy_config_json.hpp"
 #include "simulator/spec/errors.hpp"
 #include "simulator/memory/memory_estimate.hpp"
+#include "simulator/model/stack_habits.hpp"
 
 namespace preflight {
 
@@ -100,6 +101,7 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
   }
 
   read_layout_fields(r, c);
+  if (!r.has("framework")) c.framework = default_framework(scenario, c.parallelism);
   try {
     // Before the batch: the data-parallel degree is only defined for a valid layout.
     validate_parallelism(scenario.model(), c.parallelism, c.nodes * node->gpus_per_node, node->gpus_per_node);
@@ -117,6 +119,12 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
     }
   } catch (const InvalidConfig& e) {
     rethrow_at(source, e);
+  }
+  try {
+    (void)stack_habits(c.framework, scenario.training(), c.flash_attention, node->gpu.architecture);
+  } catch (const InvalidConfig& e) {
+    throw InputError(scenario.file.string(), "$.training.attention", "\"" + to_string(scenario.training().attention) + "\"",
+                     e.what());
   }
   return c;
 }

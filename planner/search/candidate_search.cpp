@@ -13,6 +13,7 @@
 #include "planner/search/search_space.hpp"
 #include "simulator/economics/expected_run.hpp"
 #include "simulator/hardware/machine.hpp"
+#include "simulator/model/stack_habits.hpp"
 #include "simulator/model/stage_layout.hpp"
 
 namespace preflight {
@@ -40,6 +41,7 @@ struct Searched {
 struct Group {
   const Searched* machine = nullptr;
   int nodes = 1;
+  Framework framework = Framework::transformers;
   Parallelism layout;
   Sharding sharding = Sharding::ddp;
   std::int64_t micro_batch = 1;
@@ -71,7 +73,8 @@ class Screen {
       : s_(s),
         o_(o),
         steps_(std::ceil(s.training().tokens / s.training().global_batch_tokens())),
-        step_flops_(executed_flops_floor(s)) {}
+        step_flops_(executed_flops_floor(s)),
+        frameworks_(searched_frameworks(s)) {}
 
   std::vector<Searched> machines(const Catalog& catalog) const {
     std::vector<Searched> out;
@@ -91,6 +94,11 @@ class Screen {
         }
       }
       if (!m.resolved->has_rates()) m.unusable = m.resolved->rates_unavailable();
+      try {
+        (void)stack_habits(frameworks_.front(), s_.training(), true, node->gpu.architecture);
+      } catch (const InvalidConfig& e) {
+        m.unusable = e.what();  // training.attention names a kernel this GPU cannot run
+      }
       out.push_back(std::move(m));
     }
     return out;
@@ -118,9 +126,12 @@ class Screen {
             continue;
           }
           for (Sharding sh : sharding_choices(gpus, nodes, layout)) {
-            for (std::int64_t mb : micro_batch_choices(global / dp)) {
-              if (!schedule_accepts(layout, global / dp / mb)) continue;
-              out.push_back({&m, nodes, layout, sh, mb, global / dp / mb});
+            for (const Framework f : frameworks_) {
+              if (!offered(f, layout, sh)) continue;
+              for (std::int64_t mb : micro_batch_choices(global / dp)) {
+                if (!schedule_accepts(layout, global / dp / mb)) continue;
+                out.push_back({&m, nodes, f, layout, sh, mb, global / dp / mb});
+              }
             }
           }
         }
@@ -139,12 +150,14 @@ class Screen {
         StrategyConfig c;
         c.instance = m.node->id;
         c.nodes = g.nodes;
+        c.framework = g.framework;
         c.parallelism = g.layout;
         c.sharding = g.sharding;
         c.offload = offload;
         c.recompute = recompute;
         c.micro_batch = g.micro_batch;
         c.grad_accum = g.grad_accum;
+        if (!layout_refusal(c.framework, c).empty()) continue;  // an offload the stack does not ship
         variant(m, c, fit, r);
       }
     }
@@ -152,10 +165,20 @@ class Screen {
   }
 
  private:
-  static std::int64_t variants(const NodeSpec& node, int gpus, int nodes, const Parallelism& layout) {
+  // Whether a stack ships this layout and sharding (its offloads are checked per config).
+  static bool offered(Framework f, const Parallelism& layout, Sharding sharding) {
+    StrategyConfig probe;
+    probe.parallelism = layout;
+    probe.sharding = sharding;
+    return layout_refusal(f, probe).empty();
+  }
+
+  std::int64_t variants(const NodeSpec& node, int gpus, int nodes, const Parallelism& layout) const {
     std::int64_t n = 0;
     for (Sharding sh : sharding_choices(gpus, nodes, layout)) {
-      n += static_cast<std::int64_t>(offload_choices(sh, node, gpus, layout).size());
+      for (const Framework f : frameworks_) {
+        if (offered(f, layout, sh)) n += static_cast<std::int64_t>(offload_choices(sh, node, gpus, layout).size());
+      }
     }
     return n * static_cast<std::int64_t>(std::size(kRecomputeChoices));
   }
@@ -273,6 +296,7 @@ class Screen {
   const PlanOptions& o_;
   double steps_;
   double step_flops_;  // a floor on the FLOPs one step executes, all GPUs together
+  std::vector<Framework> frameworks_;  // the stacks searched
 };
 
 }  // namespace

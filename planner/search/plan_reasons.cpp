@@ -82,6 +82,7 @@ class Explainer {
 
   // Memory of the leanest config with `c`'s sharding and offload: micro-batch 1, full recompute.
   std::string leanest_shortfall(StrategyConfig c) const {
+    c = with_offering_framework(c, s_);
     c.recompute = Recompute::full;
     c.grad_accum = c.grad_accum * c.micro_batch;
     c.micro_batch = 1;

@@ -19,7 +19,7 @@ std::string layout_text(const Parallelism& p) {
 
 std::string strategy_text(const StrategyConfig& c) {
   const std::string layout = layout_text(c.parallelism);
-  std::string s = layout.empty() ? "" : layout + ", ";
+  std::string s = to_string(c.framework) + ", " + (layout.empty() ? "" : layout + ", ");
   s += to_string(c.sharding);
   if (c.offload.optimizer != OffloadTarget::none) s += " + optimizer on " + to_string(c.offload.optimizer);
   if (c.offload.params != OffloadTarget::none) s += " + params on " + to_string(c.offload.params);

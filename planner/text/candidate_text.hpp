@@ -1,6 +1,6 @@
 #pragma once
 // Candidates in words, for nearest misses, reasons and suggestions:
-// "2 x aws/p4d.24xlarge (16 x a100-40gb), zero3, full recompute, micro-batch 1 x accum 8, spot".
+// "2 x aws/p4d.24xlarge (16 x a100-40gb), transformers, zero3, full recompute, micro-batch 1 x accum 8, spot".
 
 #include <string>
 

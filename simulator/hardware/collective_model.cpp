@@ -41,10 +41,14 @@ double AnalyticalCollectives::seconds(CollectiveOp op, double bytes, const Colle
   const int inter_steps = nodes > 1 ? ring_steps(op, nodes) : 0;
   const double hop = links_.intra_node_nvlink ? cd::kNvlinkHopLatencySeconds : cd::kPcieHopLatencySeconds;
   const double latency = cd::kBaseLatencySeconds + (steps - inter_steps) * hop + inter_steps * cd::kNetworkHopLatencySeconds;
-  double link = links_.intra_node_bytes_per_second_per_gpu;
-  if (nodes > 1) link = std::min(link, links_.inter_node_bytes_per_second_per_node / g.ranks_per_node);
-  if (link <= 0.0) throw std::invalid_argument("a collective across nodes without a network");
-  return latency + bus_factor(op, g.ranks) * bytes / (link * cd::kAchievableFractionOfLink);
+  double rate = links_.intra_node_bytes_per_second_per_gpu * cd::kAchievableFractionOfLink;
+  if (nodes > 1) {
+    const double nics_used = static_cast<double>(std::min(g.ranks_per_node, links_.gpus_per_node)) /
+                             static_cast<double>(std::max(links_.gpus_per_node, 1));
+    rate = std::min(rate, links_.inter_node_bytes_per_second_per_node * nics_used * cd::kAchievableFractionOfNetwork);
+  }
+  if (rate <= 0.0) throw std::invalid_argument("a collective across nodes without a network");
+  return latency + bus_factor(op, g.ranks) * bytes / rate;
 }
 
 const CollectiveTable* MeasuredCollectives::table(CollectiveOp op, int ranks) const {

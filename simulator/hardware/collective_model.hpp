@@ -26,11 +26,14 @@ struct LinkBandwidths {
   double intra_node_bytes_per_second_per_gpu = 0.0;  // per direction (NVLink/NVSwitch or PCIe)
   double inter_node_bytes_per_second_per_node = 0.0;
   bool intra_node_nvlink = true;
+  int gpus_per_node = 1;
 };
 
 // Ring collectives with NCCL's tuning model (src/graph/tuning.cc): latency = base + steps x per-hop
-// latency, bandwidth = the slowest link the ring crosses, times NCCL's achievable fraction; across
-// nodes each GPU drives its share of the node's network.
+// latency, bandwidth = the slowest link the ring crosses, times what NCCL achieves on it. Across nodes
+// NCCL runs a ring channel through each NIC, so a group drives the NICs of all its GPUs on a node at
+// once: its bus bandwidth approaches the node's network (ranks_per_node / gpus_per_node of it), not
+// one GPU's share.
 class AnalyticalCollectives : public CollectiveModel {
  public:
   explicit AnalyticalCollectives(LinkBandwidths links) : links_(links) {}

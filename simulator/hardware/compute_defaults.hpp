@@ -4,12 +4,7 @@
 
 namespace preflight::compute_defaults {
 
-// Large, aligned 16-bit GEMMs reach about 80% of the dense tensor-core peak with cuBLAS on
-// A100/H100 (NVIDIA Deep Learning Performance Guide, "Matrix Multiplication Background": measured
-// throughput flattens near 80% of peak once the GEMM fills every SM for many waves).
-constexpr double kMatmulPeakFraction = 0.80;
-
-// Below that plateau a GEMM loses what its shape wastes (NVIDIA Deep Learning Performance Guide,
+// Below its plateau (kernel_defaults.hpp) a GEMM loses what its shape wastes (NVIDIA Deep Learning Performance Guide,
 // "Matrix Multiplication Background", sections on tile and wave quantization): the output is cut into
 // tiles, one per SM at a time, and a last partial wave leaves SMs idle. cuBLAS's large 16-bit
 // kernels on sm80/sm90 use 256x128 and 128x128 output tiles (CUTLASS's default sm80 tile shapes);

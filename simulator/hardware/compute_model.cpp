@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "simulator/hardware/compute_defaults.hpp"
+#include "simulator/hardware/kernel_defaults.hpp"
+#include "simulator/hardware/kernel_efficiency.hpp"
 #include "simulator/model/numeric_formats.hpp"
 #include "simulator/spec/errors.hpp"
 
@@ -27,9 +29,19 @@ double peak_flops(const GpuSpec& gpu, Precision precision) {
 }
 
 DeviceRates default_device_rates(const GpuSpec& gpu, Precision precision) {
-  return {peak_flops(gpu, precision) * cd::kMatmulPeakFraction,
-          gpu.memory_bandwidth_bytes_per_second * cd::kMemoryBandwidthFraction, cd::kKernelFloorSeconds,
-          static_cast<double>(gpu.sm_count.value_or(0)), std::nullopt};
+  DeviceRates r;
+  r.matmul.flops_per_second = peak_flops(gpu, precision) * gemm_plateau(gpu.architecture, precision).fraction;
+  r.half_matmul = r.matmul;
+  // Attention and the GEMMs outside an fp8 recipe run in the job's 16-bit format (bf16 under fp8).
+  r.attention_peak_flops = peak_flops(gpu, precision == Precision::fp8 ? Precision::bf16 : precision);
+  if (precision == Precision::fp8) {
+    r.half_matmul.flops_per_second = r.attention_peak_flops * gemm_plateau(gpu.architecture, Precision::bf16).fraction;
+  }
+  r.architecture = gpu.architecture;
+  r.memory_bytes_per_second = gpu.memory_bandwidth_bytes_per_second * cd::kMemoryBandwidthFraction;
+  r.kernel_floor_seconds = cd::kKernelFloorSeconds;
+  r.sm_count = static_cast<double>(gpu.sm_count.value_or(0));
+  return r;
 }
 
 double gemm_shape_efficiency(const Kernel& k, double sm_count) {
@@ -48,75 +60,180 @@ double gemm_shape_efficiency(const Kernel& k, double sm_count) {
 }
 
 double kernel_seconds(const Kernel& k, const DeviceRates& r) {
-  // Measured rates inside the profile's grid; outside it the named default (see profile_coverage.hpp).
-  const bool measured = r.measured_matmul && k.m > 0.0 && r.measured_matmul->covers(k.m, k.n, k.k);
-  const double matmul_rate = measured ? r.measured_matmul->flops_per_second(k.m, k.n, k.k) : r.matmul_flops_per_second * gemm_shape_efficiency(k, r.sm_count);
-  return std::max({k.flops / matmul_rate, k.bytes / r.memory_bytes_per_second, r.kernel_floor_seconds});
+  double compute = 0.0;
+  if (k.published_flops_per_second > 0.0) {
+    compute = k.flops / k.published_flops_per_second;
+  } else if (k.flops > 0.0) {
+    // Measured rates inside the profile's grid; outside it the named default (see profile_coverage.hpp).
+    const MatmulRate& rate = k.half_precision ? r.half_matmul : r.matmul;
+    const bool measured = rate.measured && k.m > 0.0 && rate.measured->covers(k.m, k.n, k.k);
+    compute = k.flops / (measured ? rate.measured->flops_per_second(k.m, k.n, k.k)
+                                  : rate.flops_per_second * gemm_shape_efficiency(k, r.sm_count));
+  }
+  return std::max({compute, k.bytes / (r.memory_bytes_per_second * k.bandwidth_share), r.kernel_floor_seconds});
 }
 
-void PassCost::add(const Kernel& k, const DeviceRates& rates) {
-  seconds += kernel_seconds(k, rates);
+void PassCost::add(const Kernel& k, const DeviceRates& rates, KernelClass kind) {
+  const double t = kernel_seconds(k, rates);
+  seconds += t;
   flops += k.flops;
   ++kernels;
+  switch (kind) {
+    case KernelClass::gemm: classes.gemm += t; break;
+    case KernelClass::attention: classes.attention += t; break;
+    case KernelClass::memory_bound: classes.memory_bound += t; break;
+  }
 }
 
+namespace kd = kernel_defaults;
+
 namespace {
+
+constexpr KernelClass kGemm = KernelClass::gemm;
+constexpr KernelClass kMemory = KernelClass::memory_bound;
 
 // A (m x k) x (k x n) matmul, `batch` times, in `a`-byte elements.
 Kernel gemm(double m, double n, double k, double a, double batch = 1.0) {
   return {2.0 * m * n * k * batch, a * (m * k + k * n + m * n) * batch, m, n, k};
 }
 
-// Forward GEMM plus, in backward, the input gradient and (unless frozen) the weight gradient.
-void linear(LayerCost& c, double tokens, double in, double out, double a, bool frozen, const DeviceRates& r) {
-  c.forward.add(gemm(tokens, out, in, a), r);
-  c.backward.add(gemm(tokens, in, out, a), r);
-  if (!frozen) c.backward.add(gemm(in, out, tokens, a), r);
+Kernel half(Kernel k) {
+  k.half_precision = true;
+  return k;
+}
+
+Kernel streamed(double bytes, double share = 1.0) {
+  Kernel k{0.0, bytes};
+  k.bandwidth_share = share;
+  return k;
+}
+
+// One layer's linear: the forward GEMM and, in backward, the input gradient and (unless frozen) the
+// weight gradient. An fp8 linear (Transformer Engine's recipe) runs its GEMMs on 1-byte operands and
+// first casts them: the input and the weight forward, the output gradient backward, each cast writing
+// the fp8 copy and its transpose (cast_transpose: read 16 bits, write 1 + 1 bytes per element).
+struct Linear {
+  double tokens, in, out;
+  bool frozen = false;
+  bool bias = false;
+};
+
+void linear(LayerCost& c, const Linear& l, double a, bool fp8, const DeviceRates& r) {
+  const double g = fp8 ? 1.0 : a;  // GEMM operand bytes
+  auto matmul = [&](double m, double n, double k) {
+    Kernel kernel = gemm(m, n, k, g);
+    kernel.bytes += (a - g) * m * n;  // the output stays 16-bit
+    return fp8 ? kernel : half(kernel);
+  };
+  c.forward.add(matmul(l.tokens, l.out, l.in), r, kGemm);
+  c.backward.add(matmul(l.tokens, l.in, l.out), r, kGemm);
+  if (!l.frozen) c.backward.add(matmul(l.in, l.out, l.tokens), r, kGemm);
+  if (fp8) {
+    c.forward.add(streamed((a + 2.0) * (l.tokens * l.in + l.in * l.out)), r, kMemory);
+    c.backward.add(streamed((a + 2.0) * l.tokens * l.out), r, kMemory);
+  }
+  // PyTorch's linear backward sums the output gradient over tokens for the bias: one more read of it.
+  if (l.bias && !l.frozen) c.backward.add(streamed(a * l.tokens * l.out, kd::kEagerElementwiseShare), r, kMemory);
+}
+
+// A 16-bit GEMM outside the blocks' fp8 recipe (lm_head, adapters).
+void half_linear(LayerCost& c, double tokens, double in, double out, double a, bool frozen, const DeviceRates& r) {
+  c.forward.add(half(gemm(tokens, out, in, a)), r, kGemm);
+  c.backward.add(half(gemm(tokens, in, out, a)), r, kGemm);
+  if (!frozen) c.backward.add(half(gemm(in, out, tokens, a)), r, kGemm);
 }
 
 // bitsandbytes dequantizes an NF4 weight into a 16-bit copy before the forward matmul and again
 // before the input-gradient matmul: read the 4-bit blocks, write 16 bits per weight.
 void dequantize(LayerCost& c, double weights, double a, const DeviceRates& r) {
-  const Kernel k{0.0, weights * (kNf4BytesPerWeight + a)};
-  c.forward.add(k, r);
-  c.backward.add(k, r);
+  const Kernel k = streamed(weights * (kNf4BytesPerWeight + a), kd::kEagerElementwiseShare);
+  c.forward.add(k, r, kMemory);
+  c.backward.add(k, r, kMemory);
 }
 
-// A memory-bound kernel reading and writing `elements` activations; its backward moves twice that.
-void streaming(LayerCost& c, double bytes, const DeviceRates& r) {
-  c.forward.add({0.0, bytes}, r);
-  c.backward.add({0.0, 2.0 * bytes}, r);
+// A memory-bound kernel moving `forward` bytes, and its backward moving `backward`, at a share of the
+// copy bandwidth each way.
+struct Shares {
+  double forward = 1.0;
+  double backward = 1.0;
+};
+
+void streaming(LayerCost& c, double forward, double backward, const DeviceRates& r, Shares shares) {
+  c.forward.add(streamed(forward, shares.forward), r, kMemory);
+  c.backward.add(streamed(backward, shares.backward), r, kMemory);
 }
 
-void attention_core(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in, double a, const DeviceRates& r) {
+// The element-wise kernels of a stack: eager PyTorch ops, or fused (generated or hand-written).
+Shares elementwise(bool fused) {
+  return fused ? Shares{} : Shares{kd::kEagerElementwiseShare, kd::kEagerElementwiseShare};
+}
+
+Shares norm(bool fused) {
+  return fused ? Shares{kd::kFusedNormForwardShare, kd::kFusedNormBackwardShare}
+               : Shares{kd::kEagerNormForwardShare, kd::kEagerNormBackwardShare};
+}
+
+// A residual add with the norm after it. Eager: the add (read two, write one; backward adds the
+// branch's gradient to the skip's) then the norm (read, write; backward reads x and dy and writes dx).
+// Fused (Transformer Engine, torch.compile): one kernel reading two and writing two, the same back.
+void residual_and_norm(LayerCost& c, double elements, double a, bool fused, const DeviceRates& r) {
+  if (fused) {
+    streaming(c, 4.0 * a * elements, 4.0 * a * elements, r, norm(true));
+    return;
+  }
+  streaming(c, 3.0 * a * elements, 3.0 * a * elements, r, elementwise(false));
+  streaming(c, 2.0 * a * elements, 3.0 * a * elements, r, norm(false));
+}
+
+void fused_attention(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in, double a, const DeviceRates& r) {
   const double b = static_cast<double>(in.micro_batch);
   const double s = static_cast<double>(in.seq_len);
   const double heads = static_cast<double>(m.heads) / static_cast<double>(in.tp);
   const double d = static_cast<double>(m.head_dim);
   const double tokens = b * s;
-  if (in.flash_attention) {
-    // Causal flash attention computes the lower triangle only: half of the 4*s*s*d MACs per head;
-    // backward recomputes the scores and runs four matmuls instead of two (2.5x forward).
-    const Kernel fwd{2.0 * b * heads * s * s * d,
-                     a * tokens * static_cast<double>(2 * m.q_dim() + 2 * m.kv_dim()) / static_cast<double>(in.tp)};
-    c.attention_core_forward.add(fwd, r);
-    c.forward.add(fwd, r);
-    c.backward.add({2.5 * fwd.flops, 2.0 * fwd.bytes}, r);
-    return;
-  }
-  const Kernel scores = gemm(s, s, d, a, b * heads);
-  const Kernel softmax{0.0, 2.0 * a * b * heads * s * s};  // scale, mask and softmax fused
+  const AttentionKernel kernel = in.stack.attention;
+  auto rate = [&](AttentionPass pass) {
+    return r.attention_peak_flops * attention_efficiency(kernel, r.architecture, pass, true, s, d).fraction;
+  };
+  // Causal attention computes the lower triangle only: half of the 4*s*s*d MACs per head; backward
+  // recomputes the scores and runs four products instead of two (2.5x forward, as FlashAttention's
+  // benchmarks count it). Reads Q, K, V and writes O forward; backward also reads O and dO and writes
+  // dQ, dK, dV.
+  const double qkvo = a * tokens * static_cast<double>(2 * m.q_dim() + 2 * m.kv_dim()) / static_cast<double>(in.tp);
+  Kernel fwd{2.0 * b * heads * s * s * d, qkvo};
+  fwd.published_flops_per_second = rate(AttentionPass::forward);
+  Kernel bwd{2.5 * fwd.flops, 2.0 * qkvo};
+  bwd.published_flops_per_second = rate(AttentionPass::backward);
+  c.attention_core_forward.add(fwd, r, KernelClass::attention);
+  c.forward.add(fwd, r, KernelClass::attention);
+  c.backward.add(bwd, r, KernelClass::attention);
+}
+
+// Unfused attention: the score product, the softmax (scale and mask fused), its dropout, the value
+// product; the products are 16-bit GEMMs even in fp8 recipes.
+void eager_attention(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in, double a, const DeviceRates& r) {
+  const double b = static_cast<double>(in.micro_batch);
+  const double s = static_cast<double>(in.seq_len);
+  const double heads = static_cast<double>(m.heads) / static_cast<double>(in.tp);
+  const double d = static_cast<double>(m.head_dim);
+  const KernelClass kind = KernelClass::attention;
+  const Kernel scores = half(gemm(s, s, d, a, b * heads));
+  const Kernel softmax = streamed(2.0 * a * b * heads * s * s, kd::kEagerElementwiseShare);
   const bool dropout = m.attention_dropout > 0.0;
+  const Kernel dropout_pass = streamed((2.0 * a + 1.0) * b * heads * s * s, kd::kEagerElementwiseShare);
   for (PassCost* pass : {&c.forward, &c.attention_core_forward}) {
-    pass->add(scores, r);
-    pass->add(softmax, r);
-    if (dropout) pass->add({0.0, (2.0 * a + 1.0) * b * heads * s * s}, r);
-    pass->add(gemm(s, d, s, a, b * heads), r);
+    pass->add(scores, r, kind);
+    pass->add(softmax, r, kind);
+    if (dropout) pass->add(dropout_pass, r, kind);
+    pass->add(half(gemm(s, d, s, a, b * heads)), r, kind);
   }
-  c.backward.add({2.0 * scores.flops, 2.0 * scores.bytes}, r);
-  c.backward.add({0.0, 2.0 * softmax.bytes}, r);
-  if (dropout) c.backward.add({0.0, (2.0 * a + 1.0) * b * heads * s * s}, r);
-  c.backward.add({2.0 * scores.flops, 2.0 * scores.bytes}, r);
+  Kernel twice = scores;
+  twice.flops *= 2.0;
+  twice.bytes *= 2.0;
+  c.backward.add(twice, r, kind);
+  c.backward.add(streamed(2.0 * softmax.bytes, kd::kEagerElementwiseShare), r, kind);
+  if (dropout) c.backward.add(dropout_pass, r, kind);
+  c.backward.add(twice, r, kind);
 }
 
 }  // namespace
@@ -133,35 +250,46 @@ LayerCost layer_cost(const Workload& w, const LayerCostInputs& in, const DeviceR
   const double st = in.sequence_parallel ? t / tp : t;  // tokens the norms and residuals see on this rank
   const double routed = t * static_cast<double>(std::min(m.experts_per_token, m.experts));  // tokens through experts
   const bool frozen = in.frozen_weights;
+  const bool fp8 = in.stack.fp8_linears;
+  const bool fused = in.stack.fused_elementwise;
 
   LayerCost c;
   if (in.quantized_weights) {
     for (const LinearShape& l : w.linears()) dequantize(c, static_cast<double>(l.weights()), a, r);
   }
-  streaming(c, 2.0 * a * st * h, r);  // input norm
-  linear(c, t, h, q + 2.0 * kv, a, frozen, r);
-  if (!m.learned_positions) streaming(c, 2.0 * a * t * (q + kv), r);  // rotary embedding on q and k
-  attention_core(c, m, in, a, r);
-  linear(c, t, q, h, a, frozen, r);
-  streaming(c, 3.0 * a * st * h, r);  // residual add (dropout fused)
-  streaming(c, 2.0 * a * st * h, r);  // post-attention norm
-  if (m.is_moe()) linear(c, t, h, static_cast<double>(m.experts), a, frozen, r);  // router
-  if (m.mlp == MlpKind::gated) {
-    linear(c, routed, h, 2.0 * inter, a, frozen, r);  // gate and up, one fused GEMM
-    streaming(c, 3.0 * a * routed * inter, r);         // act(gate) * up
+  const Shares pointwise = elementwise(fused);
+  residual_and_norm(c, st * h, a, fused, r);  // the previous block's residual add and the input norm
+  linear(c, {t, h, q + 2.0 * kv, frozen, m.qkv_bias}, a, fp8, r);
+  if (!m.learned_positions) streaming(c, 2.0 * a * t * (q + kv), 2.0 * a * t * (q + kv), r, pointwise);  // rotary on q, k
+  if (in.stack.attention == AttentionKernel::eager) {
+    eager_attention(c, m, in, a, r);
   } else {
-    linear(c, routed, h, inter, a, frozen, r);
-    streaming(c, 2.0 * a * routed * inter, r);  // GELU
+    fused_attention(c, m, in, a, r);
   }
-  linear(c, routed, inter, h, a, frozen, r);
-  streaming(c, 3.0 * a * st * h, r);  // residual add
+  linear(c, {t, q, h, frozen, m.o_bias}, a, fp8, r);
+  const double dropout = (2.0 * a + 1.0) * st * h;  // read, write, and the 1-byte mask
+  if (m.hidden_dropout > 0.0) streaming(c, dropout, dropout, r, pointwise);
+  residual_and_norm(c, st * h, a, fused, r);  // the attention's residual add and the post-attention norm
+  if (m.is_moe()) half_linear(c, t, h, static_cast<double>(m.experts), a, frozen, r);  // router
+  if (m.mlp == MlpKind::gated) {
+    linear(c, {routed, h, 2.0 * inter, frozen, m.mlp_bias}, a, fp8, r);  // gate and up, one fused GEMM
+    // act(gate) * up. Eager: the activation (read, write), then the product (read two, write one);
+    // backward the product's (read three, write two) and the activation's (read two, write one).
+    // Fused: one pass each way (read two, write one; read three, write two).
+    streaming(c, (fused ? 3.0 : 5.0) * a * routed * inter, (fused ? 5.0 : 8.0) * a * routed * inter, r, pointwise);
+  } else {
+    linear(c, {routed, h, inter, frozen, m.mlp_bias}, a, fp8, r);
+    streaming(c, 2.0 * a * routed * inter, 3.0 * a * routed * inter, r, pointwise);  // GELU
+  }
+  linear(c, {routed, inter, h, frozen, m.mlp_bias}, a, fp8, r);
+  if (m.hidden_dropout > 0.0) streaming(c, dropout, dropout, r, pointwise);
   if (in.lora != nullptr) {
     // Each adapted module adds A (in -> r) and B (r -> out), both trained.
     for (const LinearShape& l : w.linears()) {
       if (std::find(in.lora->targets.begin(), in.lora->targets.end(), l.name) == in.lora->targets.end()) continue;
       const double tokens = l.copies > 1 ? routed : t;
-      linear(c, tokens, static_cast<double>(l.in) / tp, static_cast<double>(in.lora->rank), a, false, r);
-      linear(c, tokens, static_cast<double>(in.lora->rank), static_cast<double>(l.out), a, false, r);
+      half_linear(c, tokens, static_cast<double>(l.in) / tp, static_cast<double>(in.lora->rank), a, false, r);
+      half_linear(c, tokens, static_cast<double>(in.lora->rank), static_cast<double>(l.out), a, false, r);
     }
   }
   return c;
@@ -174,13 +302,15 @@ LayerCost head_cost(const ModelSpec& m, const LayerCostInputs& in, const DeviceR
   const double tp = static_cast<double>(in.tp);
   const double v = static_cast<double>(m.vocab) / tp;  // vocabulary-parallel lm_head and loss
   const double st = in.sequence_parallel ? t / tp : t;
+  const bool fused = in.stack.fused_elementwise;
   LayerCost c;
-  streaming(c, 2.0 * a * st * h, r);  // embedding gather (and scatter-add in backward)
-  streaming(c, 2.0 * a * st * h, r);  // final norm
-  linear(c, t, h, v, a, in.frozen_weights, r);
-  // Cross-entropy over fp32 logits: upcast, log-softmax, loss; backward writes the logit gradient.
-  c.forward.add({0.0, t * v * (a + 4.0 + 4.0)}, r);
-  c.backward.add({0.0, t * v * (4.0 + 4.0 + a)}, r);
+  // Embedding gather (and scatter-add in backward), the last block's residual add and the final norm.
+  streaming(c, 2.0 * a * st * h, 2.0 * a * st * h, r, elementwise(false));
+  residual_and_norm(c, st * h, a, fused, r);
+  half_linear(c, t, h, v, a, in.frozen_weights, r);  // lm_head stays 16-bit in fp8 recipes
+  const LossHabits& loss = in.stack.loss;
+  const Shares loss_kernels = loss.kept_bytes_per_logit > 0.0 ? elementwise(false) : elementwise(true);
+  streaming(c, t * v * loss.forward_bytes_per_logit, t * v * loss.backward_bytes_per_logit, r, loss_kernels);
   return c;
 }
 

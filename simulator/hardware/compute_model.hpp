@@ -1,34 +1,47 @@
 #pragma once
-// Time of the GPU work of one training step, built from the kernels a transformer layer launches:
-// matmuls at peak x efficiency, memory-bound kernels (norms, element-wise, softmax, optimizer) at
-// HBM bandwidth, and no kernel faster than the host can issue it.
+// Time of the GPU work of one training step, built from the kernels a transformer layer launches as
+// its software stack writes them: matmuls at peak x plateau x shape efficiency, fused attention at its
+// kernel's published rate, memory-bound kernels (norms, element-wise, casts, the loss, the optimizer)
+// at HBM bandwidth, and no kernel shorter than the GPU's launch latency.
 
 #include <cstdint>
 #include <optional>
 
 #include "simulator/hardware/matmul_rates.hpp"
+#include "simulator/model/stack_habits.hpp"
 #include "simulator/model/workload.hpp"
 #include "simulator/spec/gpu_spec.hpp"
+#include "simulator/spec/step_time.hpp"
 #include "simulator/spec/training_job.hpp"
 
 namespace preflight {
 
+// The large-GEMM rate of one dtype: peak x plateau, or a profile's measurements by shape.
+struct MatmulRate {
+  double flops_per_second = 0.0;
+  std::optional<MatmulRates> measured;  // from a calibration profile: replaces the rate above by shape
+};
+
 struct DeviceRates {
-  double matmul_flops_per_second = 0.0;
+  MatmulRate matmul;       // the job's precision (fp8: the blocks' linears)
+  MatmulRate half_matmul;  // 16-bit GEMMs: the same as matmul unless the job is fp8 (lm_head, adapters, unfused attention)
+  double attention_peak_flops = 0.0;  // the 16-bit dense peak the attention kernels' published fractions apply to
+  GpuArchitecture architecture = GpuArchitecture::ampere;
   double memory_bytes_per_second = 0.0;
   double kernel_floor_seconds = 0.0;
   double sm_count = 0.0;  // 0: unknown, no wave quantization
-  std::optional<MatmulRates> measured_matmul;  // from a calibration profile: replaces the rate above by shape
 };
 
 // Peak matmul FLOP/s of the GPU for the job's precision; throws InvalidConfig("instance", ...) when
 // the catalog has no published figure.
 double peak_flops(const GpuSpec& gpu, Precision precision);
 
-// The named defaults: peak x kMatmulPeakFraction and datasheet bandwidth x kMemoryBandwidthFraction
-// (a Machine puts a profile's measurements in their place). Throws InvalidConfig("instance", ...) when
-// the catalog has no peak for the precision.
+// The named defaults: peak x the architecture's GEMM plateau (kernel_efficiency.hpp) and datasheet
+// bandwidth x kMemoryBandwidthFraction (a Machine puts a profile's measurements in their place).
+// Throws InvalidConfig("instance", ...) when the catalog has no peak for the precision.
 DeviceRates default_device_rates(const GpuSpec& gpu, Precision precision);
+
+enum class KernelClass { gemm, attention, memory_bound };
 
 struct Kernel {
   double flops = 0.0;
@@ -37,6 +50,12 @@ struct Kernel {
   double m = 0.0;
   double n = 0.0;
   double k = 0.0;
+  // A fused kernel with a published rate of its own (attention): FLOP/s, replacing the GEMM model.
+  double published_flops_per_second = 0.0;
+  bool half_precision = false;  // a 16-bit GEMM of an fp8 job
+  // A memory-bound kernel's bandwidth against a plain copy's (eager norms and element-wise ops reach
+  // less of it; kernel_defaults.hpp).
+  double bandwidth_share = 1.0;
 };
 
 // The named-default share of the matmul rate a GEMM of this shape gets: wave quantization over the
@@ -50,8 +69,9 @@ struct PassCost {
   double seconds = 0.0;
   double flops = 0.0;
   int kernels = 0;
+  KernelClassSeconds classes;  // the seconds above by kernel class
 
-  void add(const Kernel& k, const DeviceRates& rates);
+  void add(const Kernel& k, const DeviceRates& rates, KernelClass kind);
 };
 
 struct LayerCost {
@@ -64,7 +84,7 @@ struct LayerCostInputs {
   std::int64_t seq_len = 0;
   std::int64_t micro_batch = 1;
   Precision precision = Precision::bf16;
-  bool flash_attention = true;
+  StackHabits stack;                // the attention kernel, fused or eager element-wise work, the loss, fp8 linears
   bool frozen_weights = false;      // LoRA/QLoRA: no weight gradients for the base
   bool quantized_weights = false;   // QLoRA: every matmul first dequantizes its 4-bit weight to 16 bits
   const LoraSpec* lora = nullptr;

@@ -4,6 +4,7 @@
 
 #include "simulator/hardware/framework_defaults.hpp"
 #include "simulator/hardware/host_defaults.hpp"
+#include "simulator/hardware/kernel_efficiency.hpp"
 #include "simulator/spec/errors.hpp"
 
 namespace preflight {
@@ -22,7 +23,7 @@ double measured_or(const std::optional<double>& measured, double fallback) { ret
 
 LinkBandwidths link_bandwidths(const NodeSpec& node) {
   return {node.intra_node_bytes_per_second_per_gpu, node.inter_node_bits_per_second / 8.0,
-          node.intra_node_link != IntraNodeLink::pcie};
+          node.intra_node_link != IntraNodeLink::pcie, node.gpus_per_node};
 }
 
 Machine::Machine(const NodeSpec& node, Precision precision, const CalibrationProfile* given)
@@ -34,10 +35,23 @@ Machine::Machine(const NodeSpec& node, Precision precision, const CalibrationPro
     peak_flops_ = preflight::peak_flops(node.gpu, precision);
     DeviceRates r = default_device_rates(node.gpu, precision);
     if (profile != nullptr) {
-      r.measured_matmul = MatmulRates::from(profile->matmul, to_string(precision));
+      r.matmul.measured = MatmulRates::from(profile->matmul, to_string(precision));
+      r.half_matmul.measured = precision == Precision::fp8 ? MatmulRates::from(profile->matmul, to_string(Precision::bf16))
+                                                           : r.matmul.measured;
       r.memory_bytes_per_second = measured_or(profile->device_memory.copy_bytes_per_second, r.memory_bytes_per_second);
     }
     rates_ = std::move(r);
+    // Figures another generation lends this GPU: said once, by whoever shows the machine's results.
+    for (const Precision p : {precision, Precision::bf16}) {
+      const KernelEfficiency plateau = gemm_plateau(node.gpu.architecture, p);
+      if (!plateau.borrowed.empty() && std::find(borrowed_.begin(), borrowed_.end(), plateau.borrowed) == borrowed_.end()) {
+        borrowed_.push_back(plateau.borrowed);
+      }
+    }
+    const KernelEfficiency attention =
+        attention_efficiency(AttentionKernel::flash2, node.gpu.architecture, AttentionPass::forward, true, 4096.0, 128.0);
+    const bool fused_attention = node.gpu.architecture != GpuArchitecture::volta && node.gpu.architecture != GpuArchitecture::turing;
+    if (fused_attention && !attention.borrowed.empty()) borrowed_.push_back(attention.borrowed);
   } catch (const InvalidConfig& e) {
     rates_error_ = e;
   }

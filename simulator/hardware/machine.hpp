@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "simulator/hardware/collective_model.hpp"
 #include "simulator/hardware/compute_model.hpp"
@@ -41,6 +42,9 @@ class Machine {
   const DeviceRates& rates() const;
   // The datasheet's dense peak for the precision (0 when unpublished): what no step can beat.
   double peak_flops() const { return peak_flops_; }
+  // Kernel figures this GPU borrows from another generation (no published measurement of its own),
+  // one sentence each; empty when every figure is its own.
+  const std::vector<std::string>& borrowed_figures() const { return borrowed_; }
 
   const CollectiveModel& collectives() const { return collectives_; }
   double host_to_device_bytes_per_second() const { return host_to_device_; }
@@ -55,6 +59,7 @@ class Machine {
   std::optional<DeviceRates> rates_;
   std::optional<InvalidConfig> rates_error_;
   double peak_flops_ = 0.0;
+  std::vector<std::string> borrowed_;
   AnalyticalCollectives analytical_;
   MeasuredCollectives collectives_;
   double host_to_device_ = 0.0;

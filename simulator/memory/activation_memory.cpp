@@ -68,13 +68,14 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
 
 }  // namespace
 
-ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig& c) {
+ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig& c, const StackHabits& stack) {
   ActivationInputs in;
   in.seq_len = job.seq_len;
   in.micro_batch = c.micro_batch;
   in.precision = job.precision;
   in.recompute = c.recompute;
-  in.flash_attention = c.flash_attention;
+  in.flash_attention = stack.attention != AttentionKernel::eager;
+  in.loss_kept_bytes_per_logit = stack.loss.kept_bytes_per_logit;
   in.lora = job.method == Method::full ? nullptr : &job.lora;
   in.tp = c.parallelism.tp;
   in.sequence_parallel = c.parallelism.sequence_parallel;
@@ -106,8 +107,9 @@ ActivationMemory activation_memory(const Workload& w, const ActivationInputs& in
       break;
   }
   mem.outside_layers = 2.0 * a * static_cast<double>(m.hidden) * tokens / sp;
-  // Megatron's vocabulary-parallel lm_head and cross-entropy split the logits by tp.
-  mem.logits = static_cast<double>(m.vocab) * tokens * (a + memory_defaults::kLossBytesPerLogit) / static_cast<double>(in.tp);
+  // The lm_head output and what the stack's loss keeps beside it; Megatron's vocabulary-parallel
+  // lm_head and cross-entropy split the logits by tp.
+  mem.logits = static_cast<double>(m.vocab) * tokens * (a + in.loss_kept_bytes_per_logit) / static_cast<double>(in.tp);
   const double layers = static_cast<double>(in.stage_layers > 0 ? in.stage_layers : m.layers);
   mem.layers_total = mem.per_layer_stored * layers * in.in_flight_micro_batches + mem.recompute_working + mem.outside_layers;
   return mem;

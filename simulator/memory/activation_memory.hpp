@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "simulator/model/stack_habits.hpp"
 #include "simulator/model/workload.hpp"
 #include "simulator/spec/strategy_config.hpp"
 
@@ -16,7 +17,9 @@ struct ActivationInputs {
   std::int64_t micro_batch = 1;
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::none;
-  bool flash_attention = true;
+  bool flash_attention = true;       // a fused attention kernel: no score matrix kept
+  // What the stack's loss keeps per logit beside the lm_head output (stack_habits.hpp).
+  double loss_kept_bytes_per_logit = 8.0;
   const LoraSpec* lora = nullptr;  // adapters add their own saved tensors
   // Tensor parallelism splits what lies between the column- and row-parallel linears by tp; the norm
   // and dropout tensors outside them stay whole on every rank unless sequence parallelism splits them
@@ -39,8 +42,8 @@ struct ActivationMemory {
   double total() const { return layers_total + logits; }
 };
 
-// The activation inputs of a job under a config.
-ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig& config);
+// The activation inputs of a job under a config, run by a stack with these habits.
+ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig& config, const StackHabits& stack);
 
 // Bytes one layer keeps per token without any recompute (the 34h + 5as of Korthikanti for GPT).
 double layer_activation_bytes_per_token(const Workload& workload, const ActivationInputs& in);

@@ -40,11 +40,6 @@ constexpr double kHostBufferFactor = 1.5;
 // 1e8 elements in fp16/fp32 for parameters, plus optimizer swap buffers): about 2 GiB per rank.
 constexpr double kNvmeStagingBytesPerRank = 2.0 * kGiB;
 
-// Hugging Face *ForCausalLM upcasts logits to fp32 before the loss (4 bytes per logit) and
-// cross_entropy keeps the fp32 log-softmax for backward (4 more); the lm_head output itself is in
-// the activation dtype. This is the peak for 128k-token vocabularies.
-constexpr double kLossBytesPerLogit = 8.0;
-
 // Default VRAM headroom when the scenario gives none: memory the model does not see (driver
 // reservations, other processes, allocator variance between runs).
 constexpr double kDefaultVramHeadroom = 0.05;

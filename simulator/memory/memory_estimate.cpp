@@ -4,6 +4,7 @@
 
 #include "simulator/spec/errors.hpp"
 #include "simulator/memory/memory_defaults.hpp"
+#include "simulator/model/stack_habits.hpp"
 #include "simulator/model/stage_layout.hpp"
 
 namespace preflight {
@@ -11,6 +12,9 @@ namespace preflight {
 namespace md = memory_defaults;
 
 void validate_memory_config(const StrategyConfig& c) {
+  if (const LayoutRefusal refusal = layout_refusal(c.framework, c); !refusal.empty()) {
+    throw InvalidConfig(refusal.field, refusal.reason);
+  }
   const ShardingScheme scheme = sharding_scheme(c.sharding);
   const bool any_offload = c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none;
   if (model_parallel(c.parallelism) && (scheme.stage > 1 || any_offload)) {
@@ -71,7 +75,8 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   const ParameterFootprint footprint = stage_footprint(w.footprint(), stages);
   const ModelStateMemory states = model_state_memory(footprint, w.state_bytes(), layout);
 
-  ActivationInputs act_in = activation_inputs(job, c);
+  const StackHabits stack = stack_habits(c.framework, job, c.flash_attention, node.gpu.architecture);
+  ActivationInputs act_in = activation_inputs(job, c, stack);
   act_in.stage_layers = stages.layers_per_stage;
   act_in.in_flight_micro_batches = std::min(stages.in_flight_micro_batches, static_cast<double>(c.grad_accum));
   // Conservative under pipelining: the first stage's in-flight activations plus the last stage's logits.

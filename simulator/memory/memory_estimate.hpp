@@ -51,8 +51,8 @@ struct MemoryEstimate {
   bool fits() const { return fits_gpu() && fits_host() && fits_nvme(); }
 };
 
-// Checks what the memory model cannot represent (offload combinations an engine does not offer);
-// throws InvalidConfig naming the problem.
+// Checks what the memory model cannot represent (offload combinations an engine does not offer, a
+// layout the config's framework does not ship); throws InvalidConfig naming the problem.
 void validate_memory_config(const StrategyConfig& config);
 
 MemoryEstimate estimate_memory(const Workload& workload, const StrategyConfig& config, const NodeSpec& node,

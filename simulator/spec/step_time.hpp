@@ -3,6 +3,22 @@
 
 namespace preflight {
 
+// GPU time by the class of kernel that spends it: what makes a step as long as it is.
+struct KernelClassSeconds {
+  double gemm = 0.0;          // weight matmuls (and the lm_head)
+  double attention = 0.0;     // the attention kernels (or, unfused, its score and value products and softmax)
+  double memory_bound = 0.0;  // norms, activations, residuals, rotary, casts, the loss, dequantization
+
+  double total() const { return gemm + attention + memory_bound; }
+  KernelClassSeconds& operator+=(const KernelClassSeconds& o) {
+    gemm += o.gemm;
+    attention += o.attention;
+    memory_bound += o.memory_bound;
+    return *this;
+  }
+  KernelClassSeconds scaled(double f) const { return {gemm * f, attention * f, memory_bound * f}; }
+};
+
 struct StepTime {
   double compute_seconds = 0.0;          // forward and backward on the GPU
   double recompute_seconds = 0.0;        // activation checkpointing's extra forward work
@@ -12,6 +28,7 @@ struct StepTime {
   double pipeline_bubble_seconds = 0.0;  // a pipeline stage idle while micro-batches fill and drain the pipeline
   double host_exposed_seconds = 0.0;     // the GPU waiting for the host to issue its kernels (framework overhead)
   double model_flops = 0.0;              // per GPU per step, without recompute (what MFU counts)
+  KernelClassSeconds kernels;            // compute and recompute split by kernel class
 
   double seconds() const {
     return compute_seconds + recompute_seconds + comm_exposed_seconds + offload_exposed_seconds + optimizer_seconds +

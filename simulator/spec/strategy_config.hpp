@@ -7,6 +7,7 @@
 #include <string>
 
 #include "simulator/spec/enum_names.hpp"
+#include "simulator/spec/software_stack.hpp"
 
 namespace preflight {
 
@@ -46,6 +47,8 @@ struct Offload {
 struct StrategyConfig {
   std::string instance;
   int nodes = 1;
+  // The software stack that runs it (the scenario's training.framework unless the config says).
+  Framework framework = Framework::transformers;
   Parallelism parallelism;
   Sharding sharding = Sharding::ddp;
   Offload offload;

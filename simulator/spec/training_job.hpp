@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "simulator/spec/enum_names.hpp"
+#include "simulator/spec/software_stack.hpp"
 
 namespace preflight {
 
@@ -33,6 +34,8 @@ struct TrainingJob {
   OptimizerKind optimizer = OptimizerKind::adamw;
   Method method = Method::full;
   LoraSpec lora;
+  bool torch_compile = false;                            // training.torch_compile
+  AttentionKernel attention = AttentionKernel::automatic;  // training.attention: the stack's choice unless set
 
   double global_batch_tokens() const { return static_cast<double>(global_batch_sequences * seq_len); }
 };

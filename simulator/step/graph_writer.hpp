@@ -40,6 +40,7 @@ class GraphWriter {
                      double alloc = 0.0, double free = 0.0) {
     out_.kinds.push_back(kind);
     out_.micro_batch.push_back(micro_batch_);
+    out_.kernels.emplace_back();
     return out_.graph.add_task(engine::Task{name, index, resource, seconds, alloc, free});
   }
   void after(engine::TaskId later, std::optional<engine::TaskId> earlier) {

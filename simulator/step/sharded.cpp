@@ -36,11 +36,11 @@ void ShardedParameters::reduce_layer_gradients(engine::TaskId bwd, int layer, bo
   g_.after(rs, bwd);
   syncs.push_back(rs);
   if (last && hybrid_replicas() > 1) {
-    // HYBRID_SHARD: the node's shards are then all-reduced across the replicas (nodes); the node's
-    // GPUs do so at once, sharing its network.
-    const double node_bytes = c_.layer_grad_bytes() / c_.in.memory.shard_degree * c_.machine.node().gpus_per_node;
+    // HYBRID_SHARD: each GPU's shard is then all-reduced across the replicas (one GPU per node); the
+    // node's GPUs do so at once, each over its share of the node's network.
+    const double shard_bytes = c_.layer_grad_bytes() / c_.in.memory.shard_degree;
     const engine::TaskId ar = g_.add(TaskKind::collective, "all-reduce replicas", layer, g_.resources().comm,
-                                     c_.collectives.seconds(CollectiveOp::all_reduce, node_bytes, {hybrid_replicas(), 1}));
+                                     c_.collectives.seconds(CollectiveOp::all_reduce, shard_bytes, {hybrid_replicas(), 1}));
     g_.after(ar, rs);
     syncs.push_back(ar);
   }

@@ -43,10 +43,11 @@ StepGraph StepBuilder::build() {
   return std::move(out);
 }
 
-TaskId StepBuilder::compute(Pass& p, TaskKind kind, std::string_view name, int index, double seconds, double alloc,
-                            double free, std::optional<TaskId> ready, double host_seconds) {
+TaskId StepBuilder::compute(Pass& p, TaskKind kind, std::string_view name, int index, const PassCost& work,
+                            double slowdown, double alloc, double free, std::optional<TaskId> ready, double host_seconds) {
   const std::optional<TaskId> issue = host_.issue(name, index, host_seconds);
-  const TaskId t = g_.add(kind, name, index, g_.resources().compute, seconds, alloc, free);
+  const TaskId t = g_.add(kind, name, index, g_.resources().compute, work.seconds * slowdown, alloc, free);
+  g_.graph().kernels[t] = work.classes.scaled(slowdown);
   g_.after(t, issue);
   g_.after(t, p.chain);
   g_.after(t, ready);
@@ -62,7 +63,8 @@ void StepBuilder::forward_pass(Pass& p, std::optional<TaskId> start) {
   const double host = c_.config.recompute == Recompute::full ? f.layer_forward_no_grad_seconds : f.layer_forward_seconds;
   for (int l = 0; l < c_.stage_layers(); ++l) {
     const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather fwd", start);
-    compute(p, TaskKind::compute, "forward", l, c_.layer.forward.seconds, c_.activations.per_layer_stored, gathered, ready, host);
+    compute(p, TaskKind::compute, "forward", l, c_.layer.forward, c_.forward_slowdown, c_.activations.per_layer_stored,
+            gathered, ready, host);
     tp_.sync(p, l);
   }
 }
@@ -71,19 +73,21 @@ void StepBuilder::backward_pass(Pass& p, std::optional<TaskId> start, bool last)
   const FrameworkMeasurement& f = host_.framework();
   const bool sharded = c_.scheme.stage == 3;
   const bool full = c_.config.recompute == Recompute::full;
-  const double recompute = c_.recompute_seconds();
+  const PassCost* recompute = c_.recompute_pass();
+  const double slowdown = last ? c_.synced_backward_slowdown : c_.backward_slowdown;
   const double freed = c_.activations.per_layer_stored + (full ? c_.activations.recompute_working : 0.0) +
                        (sharded ? c_.gathered_bytes() : 0.0);
   GradientBuckets buckets(c_, g_, last && !sharded, gradient_syncs_);
   for (int l = c_.stage_layers() - 1; l >= 0; --l) {
     const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather bwd", start);
-    if (recompute > 0.0) {
+    if (recompute != nullptr) {
       const double host = full ? f.layer_backward_with_recompute_seconds - f.layer_backward_seconds : 0.0;
-      compute(p, TaskKind::recompute, "recompute", l, recompute, full ? c_.activations.recompute_working : 0.0, 0.0, ready, host);
+      compute(p, TaskKind::recompute, "recompute", l, *recompute, slowdown, full ? c_.activations.recompute_working : 0.0,
+              0.0, ready, host);
       if (full) tp_.sync(p, l);
     }
-    const TaskId bwd = compute(p, TaskKind::compute, "backward", l, c_.layer.backward.seconds, 0.0, freed, ready,
-                               f.layer_backward_seconds);
+    const TaskId bwd =
+        compute(p, TaskKind::compute, "backward", l, c_.layer.backward, slowdown, 0.0, freed, ready, f.layer_backward_seconds);
     tp_.sync(p, l, true);
     if (sharded) {
       sharded_.reduce_layer_gradients(bwd, l, last, gradient_syncs_);
@@ -106,9 +110,9 @@ TaskId StepBuilder::micro_batch(std::optional<TaskId> previous, int mb, bool las
   pipeline_.receive(p, "receive activations", mb);
   forward_pass(p, previous);
   const double head_memory = c_.activations.logits + c_.activations.outside_layers;
-  const TaskId head_fwd = compute(p, TaskKind::compute, "head forward", mb, c_.head.forward.seconds, head_memory, 0.0, {},
-                                  f.head_forward_seconds);
-  compute(p, TaskKind::compute, "head backward", mb, c_.head.backward.seconds, 0.0, head_memory, {}, f.head_backward_seconds);
+  const TaskId head_fwd =
+      compute(p, TaskKind::compute, "head forward", mb, c_.head.forward, 1.0, head_memory, 0.0, {}, f.head_forward_seconds);
+  compute(p, TaskKind::compute, "head backward", mb, c_.head.backward, 1.0, 0.0, head_memory, {}, f.head_backward_seconds);
   pipeline_.receive(p, "send gradients", mb);
   backward_pass(p, head_fwd, last);
   return *p.chain;

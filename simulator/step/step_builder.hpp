@@ -23,9 +23,10 @@ class StepBuilder {
   StepGraph build();
 
  private:
-  // A pass over a layer (or the head) on the GPU, issued by the host first; returns its task.
-  engine::TaskId compute(Pass& p, TaskKind kind, std::string_view name, int index, double seconds, double alloc,
-                         double free, std::optional<engine::TaskId> ready, double host_seconds);
+  // A pass over a layer (or the head) on the GPU, `slowdown` times its kernels' time (collectives
+  // overlapping it), issued by the host first; returns its task.
+  engine::TaskId compute(Pass& p, TaskKind kind, std::string_view name, int index, const PassCost& work, double slowdown,
+                         double alloc, double free, std::optional<engine::TaskId> ready, double host_seconds);
   void forward_pass(Pass& p, std::optional<engine::TaskId> start);
   void backward_pass(Pass& p, std::optional<engine::TaskId> start, bool last);
   // Forward and backward of one micro-batch; returns its last task.

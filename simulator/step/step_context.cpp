@@ -2,18 +2,20 @@
 
 #include <algorithm>
 
+#include "simulator/hardware/kernel_defaults.hpp"
 #include "simulator/model/numeric_formats.hpp"
 
 namespace preflight {
 
 namespace {
 
-LayerCostInputs layer_cost_inputs(const Workload& w, const StrategyConfig& c, const StageLayout& stages) {
+LayerCostInputs layer_cost_inputs(const Workload& w, const StrategyConfig& c, const StageLayout& stages,
+                                  const StackHabits& stack) {
   LayerCostInputs lc;
   lc.seq_len = w.job().seq_len;
   lc.micro_batch = c.micro_batch;
   lc.precision = w.job().precision;
-  lc.flash_attention = c.flash_attention;
+  lc.stack = stack;
   lc.frozen_weights = w.job().method != Method::full;
   lc.quantized_weights = w.job().method == Method::qlora;
   lc.lora = w.lora();
@@ -32,19 +34,39 @@ StepContext::StepContext(const StepInputs& inputs)
       config(inputs.config),
       machine(*inputs.machine),
       collectives(machine.collectives()),
+      stack(stack_habits(config.framework, job, config.flash_attention, machine.node().gpu.architecture)),
       scheme(sharding_scheme(config.sharding)),
       stages(stage_layout(workload, config.parallelism)),
       footprint(stage_footprint(workload.footprint(), stages)),
       bytes(workload.state_bytes()),
-      layer(layer_cost(workload, layer_cost_inputs(workload, config, stages), machine.rates())),
-      head(head_cost(model, layer_cost_inputs(workload, config, stages), machine.rates())),
-      activations(activation_memory(workload, activation_inputs(job, config))) {
+      layer(layer_cost(workload, layer_cost_inputs(workload, config, stages, stack), machine.rates())),
+      head(head_cost(model, layer_cost_inputs(workload, config, stages, stack), machine.rates())),
+      activations(activation_memory(workload, activation_inputs(job, config, stack))) {
   const double dp = in.memory.dp_degree;
   const int gpus_per_node = machine.node().gpus_per_node;
   // Megatron places tensor-parallel ranks innermost, so a node holds gpus_per_node / tp ranks of each
   // data-parallel group.
   world = {static_cast<int>(dp), std::min(static_cast<int>(dp), std::max(1, gpus_per_node / stages.tp))};
   shard = {static_cast<int>(in.memory.shard_degree), std::min(static_cast<int>(in.memory.shard_degree), gpus_per_node)};
+
+  // The share of a layer's compute a collective overlaps, times the slowdown overlapped compute suffers.
+  const auto slowed = [](double comm, double compute) {
+    return compute > 0.0 ? 1.0 + kernel_defaults::kOverlappedComputeSlowdown * std::min(1.0, comm / compute) : 1.0;
+  };
+  const double backward = layer.backward.seconds + recompute_seconds();
+  if (scheme.stage == 3) {
+    // Each layer's parameters are gathered while the layer before runs, forward and backward, and its
+    // gradients reduce-scattered while the next one's backward runs.
+    const double gather = collectives.seconds(CollectiveOp::all_gather, layer_weight_bytes(), shard);
+    const double scatter = collectives.seconds(CollectiveOp::reduce_scatter, layer_grad_bytes(), shard);
+    forward_slowdown = slowed(gather, layer.forward.seconds);
+    backward_slowdown = synced_backward_slowdown = slowed(gather + scatter, backward);
+  } else if (in.overlap_gradient_sync && world.ranks > 1) {
+    // Replicated gradients are reduced in buckets during the last micro-batch's backward.
+    const CollectiveOp op = scheme.stage == 2 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+    const double layers = static_cast<double>(stages.layers_per_stage);
+    synced_backward_slowdown = slowed(collectives.seconds(op, layer_grad_bytes() * layers, world), backward * layers);
+  }
 }
 
 double StepContext::boundary_activation_bytes() const {
@@ -52,9 +74,11 @@ double StepContext::boundary_activation_bytes() const {
          static_cast<double>(model.hidden);
 }
 
-double StepContext::recompute_seconds() const {
-  if (config.recompute == Recompute::full) return layer.forward.seconds;
-  return config.recompute == Recompute::selective && !config.flash_attention ? layer.attention_core_forward.seconds : 0.0;
+const PassCost* StepContext::recompute_pass() const {
+  if (config.recompute == Recompute::full) return &layer.forward;
+  // Selective recompute re-runs the attention core where it is unfused; a fused kernel keeps nothing to drop.
+  if (config.recompute == Recompute::selective && stack.attention == AttentionKernel::eager) return &layer.attention_core_forward;
+  return nullptr;
 }
 
 }  // namespace preflight

@@ -21,6 +21,7 @@ struct StepContext {
   const StrategyConfig& config;
   const Machine& machine;
   const CollectiveModel& collectives;
+  StackHabits stack;  // what the config's framework runs on this GPU
   ShardingScheme scheme;
   StageLayout stages;
   ParameterFootprint footprint;  // this GPU's stage and tensor slice
@@ -40,8 +41,14 @@ struct StepContext {
   double gathered_bytes() const { return in.memory.gpu.gathered_params / 2.0; }
   // One micro-batch's activation (or its gradient) as it crosses a layer boundary, 16-bit unless fp32.
   double boundary_activation_bytes() const;
-  // The forward work activation checkpointing repeats per layer in backward.
-  double recompute_seconds() const;
+  // The forward work activation checkpointing repeats per layer in backward (null: none).
+  const PassCost* recompute_pass() const;
+  double recompute_seconds() const { return recompute_pass() != nullptr ? recompute_pass()->seconds : 0.0; }
+  // How much longer a layer's compute takes while collectives overlap it (NCCL's kernels take SMs
+  // and HBM bandwidth from it): forward, and backward with and without the gradient synchronisation.
+  double forward_slowdown = 1.0;
+  double backward_slowdown = 1.0;
+  double synced_backward_slowdown = 1.0;
 };
 
 }  // namespace preflight

@@ -38,6 +38,7 @@ struct StepGraph {
   engine::TaskGraph graph;
   std::vector<TaskKind> kinds;                 // by task id
   std::vector<std::int32_t> micro_batch;       // by task id; -1 for the optimizer step
+  std::vector<KernelClassSeconds> kernels;     // by task id: a compute task's seconds by kernel class
   std::vector<engine::TaskId> micro_batch_end; // the last compute task of each micro-batch
   double model_flops = 0.0;                    // per GPU per step, without recompute
 };

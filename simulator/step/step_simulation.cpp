@@ -47,6 +47,7 @@ Simulated simulate_graph(const StepInputs& in, bool with_trace) {
   double copies = 0.0, host = 0.0;
   for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
     const double seconds = g.graph.task(id).seconds;
+    t.kernels += g.kernels[id];
     switch (g.kinds[id]) {
       case TaskKind::compute: t.compute_seconds += seconds; break;
       case TaskKind::recompute: t.recompute_seconds += seconds; break;
@@ -78,8 +79,10 @@ StepSimulation simulate_step(const StepInputs& in, bool with_trace) {
   Simulated sim = simulate_graph(shorter, false);
   const StepGraph& g = sim.graph;
   double compute = 0.0, recompute = 0.0, copies = 0.0, host = 0.0;
+  KernelClassSeconds kernels;
   for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
     if (g.micro_batch[id] != 1) continue;
+    kernels += g.kernels[id];
     const double seconds = g.graph.task(id).seconds;
     compute += g.kinds[id] == TaskKind::compute ? seconds : 0.0;
     recompute += g.kinds[id] == TaskKind::recompute ? seconds : 0.0;
@@ -92,6 +95,7 @@ StepSimulation simulate_step(const StepInputs& in, bool with_trace) {
   StepTime& t = sim.result.time;
   t.compute_seconds += extra * compute;
   t.recompute_seconds += extra * recompute;
+  t.kernels += kernels.scaled(extra);
   StepTime middle_wait;
   attribute_waiting(middle_wait, waiting, host - compute - recompute, copies);
   t.host_exposed_seconds += extra * middle_wait.host_exposed_seconds;

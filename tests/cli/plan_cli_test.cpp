@@ -156,6 +156,7 @@ TEST(CliExport, PlansTheWinnerWithThePlansOptions) {
   const fs::path dir = test::scratch_dir("export-options");
   json s = json::parse(test::read_text(scenario("llama2-7b-full-weekend")));
   s.erase("config");
+  s["search"]["frameworks"] = {"transformers"};  // what torchrun launches
   test::write_text(dir / "s.json", s.dump());
   CalibrationProfile slow;
   slow.machine.gpu = "a100-40gb";

@@ -102,7 +102,9 @@ TEST_F(CheckStories, RemedyRoundTripsThroughTheConfigReader) {
 }
 
 // Recompute trades memory for time: full checkpointing lowers the simulated peak and re-runs every
-// layer's forward inside backward (a third of forward + backward for full training).
+// layer's forward inside backward (a third of forward + backward for full training). The forward and
+// backward themselves barely move: ZeRO-3's gathers now overlap a longer backward, so it loses a
+// little less to them.
 TEST_F(CheckStories, FullRecomputeLowersMemoryAndAddsAForwardPass) {
   const Loaded l = load("llama2-7b-full-8xa100-zero3.json");
   StrategyConfig none = l.config;
@@ -111,7 +113,8 @@ TEST_F(CheckStories, FullRecomputeLowersMemoryAndAddsAForwardPass) {
   const Evaluation without = evaluate(l, none);
   EXPECT_LT(with.memory.peak_bytes, without.memory.peak_bytes);
   EXPECT_LT(with.memory.gpu.activations, without.memory.gpu.activations);
-  EXPECT_DOUBLE_EQ(with.step->compute_seconds, without.step->compute_seconds);
+  EXPECT_LE(with.step->compute_seconds, without.step->compute_seconds);
+  EXPECT_NEAR(with.step->compute_seconds / without.step->compute_seconds, 1.0, 0.02);
   EXPECT_NEAR(with.step->recompute_seconds / with.step->compute_seconds, 1.0 / 3.0, 0.05);
   EXPECT_GT(with.step->seconds(), without.step->seconds());
 }

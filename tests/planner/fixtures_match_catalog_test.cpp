@@ -40,6 +40,7 @@ void expect_same_model(const ModelSpec& f, const ModelSpec& c) {
 void expect_same_gpu(const GpuSpec& f, const GpuSpec& c) {
   EXPECT_EQ(f.id, c.id);
   EXPECT_EQ(f.name, c.name) << c.id;
+  EXPECT_EQ(f.architecture, c.architecture) << c.id;
   EXPECT_EQ(f.memory_bytes, c.memory_bytes) << c.id;
   EXPECT_EQ(f.memory_bandwidth_bytes_per_second, c.memory_bandwidth_bytes_per_second) << c.id;
   EXPECT_EQ(f.peak_tflops.fp32, c.peak_tflops.fp32) << c.id;

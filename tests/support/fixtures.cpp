@@ -156,6 +156,7 @@ GpuSpec a100_40gb() {
   GpuSpec g;
   g.id = "a100-40gb";
   g.name = "NVIDIA A100 40GB SXM4";
+  g.architecture = GpuArchitecture::ampere;
   g.memory_bytes = 40 * kGiB;
   g.memory_bandwidth_bytes_per_second = 1555e9;
   g.peak_tflops.fp32 = 19.5;
@@ -176,6 +177,7 @@ GpuSpec a100_80gb() {
   GpuSpec g;
   g.id = "a100-80gb";
   g.name = "NVIDIA A100 80GB SXM4";
+  g.architecture = GpuArchitecture::ampere;
   g.memory_bytes = 80 * kGiB;
   g.memory_bandwidth_bytes_per_second = 2039e9;
   g.peak_tflops.fp32 = 19.5;
@@ -196,6 +198,7 @@ GpuSpec h100_80gb() {
   GpuSpec g;
   g.id = "h100-80gb";
   g.name = "NVIDIA H100 80GB SXM5";
+  g.architecture = GpuArchitecture::hopper;
   g.memory_bytes = 80 * kGiB;
   g.memory_bandwidth_bytes_per_second = 3350e9;
   g.peak_tflops.fp32 = 67.0;
@@ -217,6 +220,7 @@ GpuSpec h200() {
   GpuSpec g;
   g.id = "h200";
   g.name = "NVIDIA H200 141GB SXM";
+  g.architecture = GpuArchitecture::hopper;
   g.memory_bytes = 141 * kGiB;
   g.memory_bandwidth_bytes_per_second = 4800e9;
   g.peak_tflops.fp32 = 67.0;

@@ -30,6 +30,7 @@ std::unique_ptr<MegatronStep> megatron_step(const ModelSpec& model, const Megatr
   c.instance = node.id;
   c.nodes = nodes;
   c.parallelism = run.parallelism;
+  c.framework = Framework::megatron;  // Megatron-LM with its fused kernels, unfused attention (2021-2022)
   c.sharding = Sharding::ddp;
   c.recompute = run.recompute;
   c.flash_attention = false;

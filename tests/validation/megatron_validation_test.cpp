@@ -152,9 +152,11 @@ TEST(MegatronValidation, NarayananAchievedThroughput) {
     std::cout << "Narayanan " << row.at("model") << " (tp " << run.parallelism.tp << ", pp " << run.parallelism.pp << ", dp " << dp
               << ", micro-batch " << run.micro_batch << "): predicted " << predicted << " TFLOP/s, measured " << measured
               << ", error " << 100.0 * error << "%\n";
-    // The target is 15% for every row. Unpipelined rows sit at 2.4-2.8%, so they are held
-    // to 5%; pipelined ones at 7.9-14.9% (76B, pp 4, worst).
-    EXPECT_LT(std::abs(error), run.parallelism.pp > 1 ? 0.15 : 0.05) << row.at("model");
+    // The target is 15% for every row. Unpipelined rows sit at 1.3-5.3% (the 1.7B, data-parallel over
+    // 4 nodes, lost the 12% its all-reduce was over-priced by when each GPU drove an eighth of the
+    // node's network instead of its NICs all at once), so they are held to 6%; pipelined ones at
+    // 1.1-10.2% (76B, pp 4, worst), held to 11%.
+    EXPECT_LT(std::abs(error), run.parallelism.pp > 1 ? 0.11 : 0.06) << row.at("model");
   }
   std::cout << "Narayanan TFLOP/s per GPU: worst error " << 100.0 * worst << "%\n";
 }

@@ -96,10 +96,11 @@ TEST(VtrainValidation, SingleNodeRows) {
   std::cout << "vTrain all 1440 rows: mean absolute error " << 100.0 * all.mean_abs() << "%, worst " << 100.0 * all.worst << "%\n";
   EXPECT_LT(busy.mean_abs(), 0.10);
   EXPECT_LT(busy.worst, 0.15);
-  // Regression ceilings, not targets (the issues ask 10% mean): measured 21.4% / 50.9% on the
-  // data-parallel rows and 30.9% / 66.6% on all 1,440, every layout predicted too fast on average.
-  EXPECT_LT(data_parallel.mean_abs(), 0.24);
-  EXPECT_LT(all.mean_abs(), 0.33);
+  // Regression ceilings, not targets (the issues ask 10% mean): measured 18.3% / 50.9% on the
+  // data-parallel rows and 27.1% / 66.6% on all 1,440 (21.4% and 30.9% before the kernels were priced
+  // by class), every layout predicted too fast on average.
+  EXPECT_LT(data_parallel.mean_abs(), 0.20);
+  EXPECT_LT(all.mean_abs(), 0.29);
   for (const auto& [layout, s] : by_layout) EXPECT_LT(s.mean_signed(), 0.0) << layout;
 }
 
@@ -132,9 +133,11 @@ TEST(VtrainValidation, MultiNodeRows) {
   }
   std::cout << "vTrain multi-node rows: mean absolute error " << 100.0 * all.mean_abs() << "%, worst " << 100.0 * all.worst << "%\n";
   // GPT-3 175B on 512 GPUs (pipelined, tensor parallel in the node) is what the model is for: measured
-  // 2.4% mean and 5.8% worst; the small models' rows are host-bound like the single-node ones.
+  // 1.9% mean and 3.2% worst; the small models' rows are host-bound like the single-node ones. All
+  // rows: 7.9% mean absolute (11.0% while each GPU drove only its eighth of the node's network).
   EXPECT_LT(by_model.at("175B").mean_abs(), 0.05);
   EXPECT_LT(by_model.at("175B").worst, 0.10);
+  EXPECT_LT(all.mean_abs(), 0.09);
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ struct Layout {
     in.machine = &setup.machine(node, job.precision);
     in.config.instance = node.id;
     in.config.nodes = nodes;
+    in.config.framework = Framework::megatron;
     in.config.parallelism = {tp, pp, tp > 1, interleave};
     in.config.sharding = Sharding::ddp;
     in.config.recompute = Recompute::selective;

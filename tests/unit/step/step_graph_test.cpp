@@ -73,13 +73,15 @@ TEST(StepGraph, Zero3NeverCommunicatesLessThanDdp) {
 }
 
 // Full recompute re-runs every layer's forward inside backward: it adds one forward of the layers
-// (not of the lm_head), and lowers the memory peak.
+// (not of the lm_head), and lowers the memory peak. The passes themselves barely move (ZeRO-3's
+// gathers overlap a longer backward, so they slow it a little less).
 TEST(StepGraph, FullRecomputeCostsOneExtraForwardAndLowersThePeak) {
   StepFixture s;
   const StepSimulation none = simulate_step(s.inputs(Sharding::zero3, 1, Recompute::none));
   const StepSimulation full = simulate_step(s.inputs(Sharding::zero3, 1, Recompute::full));
   EXPECT_DOUBLE_EQ(none.time.recompute_seconds, 0.0);
-  EXPECT_DOUBLE_EQ(full.time.compute_seconds, none.time.compute_seconds);
+  EXPECT_LE(full.time.compute_seconds, none.time.compute_seconds);
+  EXPECT_NEAR(full.time.compute_seconds / none.time.compute_seconds, 1.0, 0.02);
   EXPECT_GT(full.time.recompute_seconds, 0.25 * full.time.compute_seconds);  // about 1/3 for full training
   EXPECT_LT(full.time.recompute_seconds, 0.40 * full.time.compute_seconds);
   EXPECT_LT(full.peak_bytes, none.peak_bytes);
@@ -181,7 +183,7 @@ TEST(StepGraph, TraceHasOneTrackPerResource) {
   EXPECT_EQ(tracks, 6);  // gpu compute, collectives, host-to-device, device-to-host, cpu, host dispatch
 }
 
-// GPT-2 (124M) at micro-batch 1 on an A100 finishes its kernels faster than PyTorch can issue them:
+// GPT-2 (124M) at micro-batch 1 of 256 tokens on an A100 finishes its kernels faster than PyTorch can issue them:
 // the step takes the host's issue time (layers x (forward + backward) + head, per micro-batch), and
 // a profile whose framework is twice as slow doubles it. Llama-2-7B at micro-batch 8 keeps the GPU
 // busy: the same profile moves its step by under 1%.
@@ -197,7 +199,7 @@ TEST(StepGraph, HostBoundStepsTakeTheHostsIssueTime) {
     *t *= 2.0;
   }
   s.model = test::fixtures::gpt2();
-  s.job.seq_len = 1024;
+  s.job.seq_len = 256;
   StepInputs small = s.inputs(Sharding::ddp, 1, Recompute::none, 1);
   const StepTime base = simulate_step(small).time;
   const double issue = static_cast<double>(small.config.grad_accum) *

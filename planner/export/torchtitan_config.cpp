@@ -1,0 +1,71 @@
+#include <string>
+
+#include "planner/export/export_plan.hpp"
+#include "simulator/spec/errors.hpp"
+
+namespace preflight {
+
+namespace {
+
+std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+
+// FSDP2's reshard_after_forward: ZeRO-2-like sharding keeps the gathered parameters until backward.
+std::string reshard_after_forward(Sharding s) { return s == Sharding::fsdp_grad_op ? "never" : "default"; }
+
+}  // namespace
+
+// A torchtitan job config (TOML, torchtitan/config/job_config.py) with the layout preflight simulated:
+// FSDP2 sharding (and its replicas for HSDP or DDP), tensor and pipeline degrees, activation
+// checkpointing, batch sizes, steps, checkpoint interval, torch.compile and float8. The model
+// flavor stays the user's: torchtitan defines its own (llama3 "8B", "70B", ...).
+std::string torchtitan_config_toml(const ExportPlan& p) {
+  const StrategyConfig& c = p.config;
+  const TrainingJob& t = p.scenario->training();
+  const Parallelism& par = c.parallelism;
+  if (t.method != Method::full) {
+    throw InvalidConfig("method", "torchtitan trains full weights; export LoRA/QLoRA configs with deepspeed, accelerate or torchrun");
+  }
+  if (t.precision == Precision::fp16) throw InvalidConfig("precision", "torchtitan trains in bf16 (or float8), not fp16");
+  const int gpus = c.nodes * p.node->gpus_per_node;
+  const std::int64_t dp = gpus / (par.tp * par.pp);
+  // DDP replicates over every data-parallel rank; HSDP shards inside a node and replicates across nodes.
+  std::int64_t shard = dp;
+  if (c.sharding == Sharding::ddp) shard = 1;
+  if (c.sharding == Sharding::fsdp_hybrid) shard = std::min<std::int64_t>(dp, p.node->gpus_per_node / (par.tp * par.pp));
+  const std::int64_t replicate = dp / shard;
+  const bool offload = c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none;
+
+  std::string s = "# torchtitan job config for " + p.scenario->name + ": " + std::to_string(c.nodes) + " x " + c.instance + " (" +
+                  std::to_string(gpus) + " GPUs), as preflight simulated it.\n";
+  s += "# Run: torchrun --nnodes " + std::to_string(c.nodes) + " --nproc_per_node " + std::to_string(p.node->gpus_per_node) +
+       " -m torchtitan.train --job.config_file this.toml\n";
+  s += "# Set [model] flavor and hf_assets_path to torchtitan's definition of " + p.scenario->model().id + ".\n\n";
+  s += "[job]\ndescription = " + quoted(p.scenario->name) + "\n\n";
+  s += "[model]\nname = \"llama3\"\nflavor = \"\"  # torchtitan's flavor for " + p.scenario->model().id + "\n";
+  s += t.precision == Precision::fp8 ? "converters = [\"float8\"]\n\n" : "\n";
+  s += "[training]\n";
+  s += "local_batch_size = " + std::to_string(c.micro_batch) + "\n";
+  s += "global_batch_size = " + std::to_string(c.micro_batch * c.grad_accum * dp) + "  # " + std::to_string(c.grad_accum) +
+       " gradient accumulation steps\n";
+  s += "seq_len = " + std::to_string(t.seq_len) + "\n";
+  s += "steps = " + std::to_string(p.steps) + "\n";
+  s += "mixed_precision_param = \"bfloat16\"\n";
+  s += "mixed_precision_reduce = \"float32\"\n";
+  if (offload) s += "enable_cpu_offload = true  # FSDP2's CPUOffloadPolicy: parameters, gradients and optimizer on the host\n";
+  s += "\n";
+  s += "[parallelism]\n";
+  s += "data_parallel_replicate_degree = " + std::to_string(replicate) + "\n";
+  s += "data_parallel_shard_degree = " + std::to_string(shard) + "\n";
+  s += "fsdp_reshard_after_forward = " + quoted(reshard_after_forward(c.sharding)) + "\n";
+  s += "tensor_parallel_degree = " + std::to_string(par.tp) + "\n";
+  s += "pipeline_parallel_degree = " + std::to_string(par.pp) + "\n";
+  if (par.pp > 1) s += std::string("pipeline_parallel_schedule = ") + (par.interleave > 1 ? "\"Interleaved1F1B\"" : "\"1F1B\"") + "\n";
+  s += "\n[activation_checkpoint]\nmode = " + quoted(to_string(c.recompute)) + "\n";
+  if (c.recompute == Recompute::selective) s += "selective_ac_option = \"op\"\n";
+  s += "\n[compile]\nenable = " + std::string(t.torch_compile ? "true" : "false") + "\n";
+  s += "\n[checkpoint]\nenable = " + std::string(p.checkpoint_interval_steps > 0 ? "true" : "false") + "\n";
+  if (p.checkpoint_interval_steps > 0) s += "interval = " + std::to_string(p.checkpoint_interval_steps) + "\n";
+  return s;
+}
+
+}  // namespace preflight

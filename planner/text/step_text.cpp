@@ -1,0 +1,27 @@
+#include "planner/text/step_text.hpp"
+
+#include <utility>
+
+#include "planner/text/number_text.hpp"
+
+namespace preflight {
+
+std::string step_parts_text(const StepTime& s) {
+  std::string text;
+  const auto add = [&](const char* separator, const char* name, double seconds) {
+    if (seconds <= 0.0) return;
+    text += (text.empty() ? "" : separator) + std::string(name) + " " + fixed(seconds, 3);
+  };
+  add(" + ", "GEMM", s.kernels.gemm);
+  add(" + ", "attention", s.kernels.attention);
+  add(" + ", "memory-bound", s.kernels.memory_bound);
+  if (s.recompute_seconds > 0.0) text += " (recompute " + fixed(s.recompute_seconds, 3) + " of these)";
+  add(", ", "exposed communication", s.comm_exposed_seconds);
+  add(", ", "offload", s.offload_exposed_seconds);
+  add(", ", "waiting on the host", s.host_exposed_seconds);
+  add(", ", "pipeline bubble", s.pipeline_bubble_seconds);
+  add(", ", "optimizer", s.optimizer_seconds);
+  return text;
+}
+
+}  // namespace preflight

@@ -1,0 +1,141 @@
+#include "simulator/model/stack_habits.hpp"
+
+#include "simulator/spec/errors.hpp"
+
+namespace preflight {
+
+namespace {
+
+bool ampere_or_newer(GpuArchitecture arch) { return arch != GpuArchitecture::volta && arch != GpuArchitecture::turing; }
+
+// Whether the GPU can run the kernel at all: FlashAttention-2 (and PyTorch SDPA's flash backend),
+// Triton's fused attention and cuDNN's fused flash attention need sm80 (Ampere) or newer;
+// FlashAttention-3 needs sm90 (Hopper).
+bool runs_on(AttentionKernel kernel, GpuArchitecture arch) {
+  switch (kernel) {
+    case AttentionKernel::flash3: return arch == GpuArchitecture::hopper;
+    case AttentionKernel::flash2:
+    case AttentionKernel::cudnn:
+    case AttentionKernel::triton: return ampere_or_newer(arch);
+    case AttentionKernel::automatic:
+    case AttentionKernel::eager: return true;
+  }
+  return true;
+}
+
+// The kernel each stack picks by itself.
+AttentionKernel default_attention(Framework f, GpuArchitecture arch) {
+  if (!ampere_or_newer(arch)) return AttentionKernel::eager;
+  switch (f) {
+    case Framework::megatron:
+      // Transformer Engine's DotProductAttention prefers its cuDNN FusedAttention backend on Hopper
+      // and newer, and flash-attn before.
+      return arch == GpuArchitecture::hopper || arch == GpuArchitecture::blackwell ? AttentionKernel::cudnn
+                                                                                   : AttentionKernel::flash2;
+    case Framework::transformers:  // attn_implementation "sdpa" (the default) or "flash_attention_2"
+    case Framework::torchtitan:    // F.scaled_dot_product_attention: its flash backend is FlashAttention-2
+    case Framework::llm_foundry:   // attn_config.attn_impl "flash": flash-attn 2
+      return AttentionKernel::flash2;
+  }
+  return AttentionKernel::flash2;
+}
+
+LossHabits loss_habits(Framework f, bool torch_compile) {
+  switch (f) {
+    case Framework::megatron:
+      // megatron/core/tensor_parallel/cross_entropy.py: the logits cast to fp32 (read 2, write 4), their
+      // max (read 4), less the max in place (8), exp in place (8), the sum (4), the division in place
+      // (8); backward scales the kept fp32 softmax in place (8) and casts the gradient back (6).
+      return {4.0, 38.0, 14.0};
+    case Framework::llm_foundry:
+      // loss_fn "fused_crossentropy" (flash-attn's Triton cross-entropy, inplace_backward): one read of
+      // the 16-bit logits forward; backward reads them and writes the gradient over them.
+      return {0.0, 2.0, 4.0};
+    case Framework::transformers:
+    case Framework::torchtitan:
+      if (torch_compile) {
+        // Inductor fuses the upcast into the softmax's reductions: two reads of the 16-bit logits
+        // forward, one read and one write backward, nothing kept beside them.
+        return {0.0, 4.0, 4.0};
+      }
+      // ForCausalLMLoss / torchtitan's cross_entropy_loss: logits.float() (read 2, write 4), then
+      // F.cross_entropy = log_softmax (two reads and a write of fp32: 12) and nll. The fp32 copy and
+      // the log-softmax output are both alive at the loss's peak (8 bytes). Backward: nll's dense fp32
+      // gradient (4), log_softmax's backward (reads gradient and output, a sum, writes: 16), the cast
+      // back to 16 bits (6).
+      return {8.0, 18.0, 26.0};
+  }
+  return {8.0, 18.0, 26.0};
+}
+
+}  // namespace
+
+StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash_attention, GpuArchitecture arch) {
+  StackHabits h;
+  h.framework = framework;
+  if (!flash_attention) {
+    h.attention = AttentionKernel::eager;
+    h.attention_reason = "flash attention off in the config";
+  } else if (job.attention != AttentionKernel::automatic) {
+    if (!runs_on(job.attention, arch)) {
+      throw InvalidConfig("training.attention", "attention kernel \"" + to_string(job.attention) + "\" does not run on " +
+                                                    to_string(arch) + " GPUs (" +
+                                                    (job.attention == AttentionKernel::flash3 ? "Hopper only" : "Ampere or newer") +
+                                                    "); choose another kernel or \"auto\"");
+    }
+    h.attention = job.attention;
+    h.attention_reason = "training.attention";
+  } else {
+    h.attention = default_attention(framework, arch);
+    h.attention_reason = ampere_or_newer(arch) ? "the " + to_string(framework) + " default on " + to_string(arch)
+                                               : "fused flash attention needs Ampere or newer; " + to_string(arch) +
+                                                     " runs attention unfused";
+  }
+  // Megatron's Transformer Engine modules fuse norm + cast and bias + activation; torch.compile fuses
+  // the element-wise chain between GEMMs (Megatron does not compile).
+  h.fused_elementwise = framework == Framework::megatron || job.torch_compile;
+  h.loss = loss_habits(framework, job.torch_compile && framework != Framework::megatron);
+  h.fp8_linears = job.precision == Precision::fp8;
+  return h;
+}
+
+LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& c) {
+  const bool model_parallel_layout = model_parallel(c.parallelism);
+  const bool offload = c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none;
+  const ShardingScheme scheme = sharding_scheme(c.sharding);
+  switch (framework) {
+    case Framework::transformers:
+      // Trainer / Accelerate run DDP, DeepSpeed ZeRO 1-3 (with offload) and PyTorch FSDP, not
+      // Megatron-style tensor or pipeline parallelism for training.
+      if (model_parallel_layout) {
+        return {"parallelism", "transformers trains without tensor or pipeline parallelism (megatron and torchtitan have them)"};
+      }
+      return {};
+    case Framework::megatron:
+      // Megatron-LM's data parallelism is DDP or its distributed optimizer (ZeRO-1), beside TP/PP/SP.
+      if (scheme.stage > 1 || scheme.engine == Engine::fsdp) {
+        return {"sharding", "on megatron (Megatron-LM, which tensor and pipeline layouts run on) sharding and tensor or "
+                            "pipeline parallelism combine with ddp or zero1 (its distributed optimizer)"};
+      }
+      if (offload) return {"offload", "megatron's layouts keep every state on the GPU"};
+      return {};
+    case Framework::torchtitan:
+      // torchtitan: FSDP2 (fully_shard, reshard after forward or not), HSDP, or replicate (DDP).
+      if (scheme.engine == Engine::deepspeed) {
+        return {"sharding", "torchtitan shards with FSDP2 (fsdp_full, fsdp_grad_op, fsdp_hybrid) or ddp"};
+      }
+      if (model_parallel_layout && scheme.engine == Engine::fsdp) {
+        return {"sharding", "torchtitan's FSDP2 beside tensor or pipeline parallelism is not modelled: use ddp there"};
+      }
+      return {};
+    case Framework::llm_foundry:
+      // Composer's parallelism for llm-foundry: PyTorch FSDP (or DDP); no tensor or pipeline parallelism.
+      if (scheme.engine == Engine::deepspeed) return {"sharding", "llm-foundry shards with PyTorch FSDP or ddp"};
+      if (model_parallel_layout) return {"parallelism", "llm-foundry trains without tensor or pipeline parallelism"};
+      if (offload) return {"offload", "llm-foundry's setups keep every state on the GPU"};
+      return {};
+  }
+  return {};
+}
+
+}  // namespace preflight

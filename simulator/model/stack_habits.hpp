@@ -1,0 +1,46 @@
+#pragma once
+// What a software stack really runs for one training job on one GPU generation: its attention kernel,
+// whether its norms, activations and residual adds are fused, how its loss treats the logits (bytes
+// kept from forward to backward, bytes moved each way), whether fp8 recipes run the block's linears
+// in fp8, and which layouts it offers. The figures follow each project's own code (cited per entry
+// in stack_habits.cpp); the kernels' speeds are the hardware floor's.
+
+#include <string>
+
+#include "simulator/spec/gpu_spec.hpp"
+#include "simulator/spec/software_stack.hpp"
+#include "simulator/spec/strategy_config.hpp"
+#include "simulator/spec/training_job.hpp"
+
+namespace preflight {
+
+struct LossHabits {
+  double kept_bytes_per_logit = 0.0;      // held from the loss forward to its backward, beside the lm_head output
+  double forward_bytes_per_logit = 0.0;   // HBM traffic of the loss forward (upcast, softmax, gather)
+  double backward_bytes_per_logit = 0.0;  // and of its backward, down to the lm_head output's gradient
+};
+
+struct StackHabits {
+  Framework framework = Framework::transformers;
+  AttentionKernel attention = AttentionKernel::flash2;  // resolved: never `automatic`
+  std::string attention_reason;                         // why this kernel (the stack's default, the GPU, the user)
+  // Norms with the residual add before them, bias + activation, and casts fused into one pass each
+  // (torch.compile's Inductor, Transformer Engine's fused modules) instead of one kernel per op.
+  bool fused_elementwise = false;
+  LossHabits loss;
+  bool fp8_linears = false;  // an fp8 job: the blocks' linears in fp8 (Transformer Engine, torchao float8)
+};
+
+// The stack's habits for a job on a GPU generation. `flash_attention` false forces unfused attention.
+StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash_attention, GpuArchitecture arch);
+
+// Why the stack cannot run this layout, and which of the config's keys it cannot run ("sharding",
+// "parallelism" or "offload"); empty when it can. Follows what each project ships (stack_habits.cpp).
+struct LayoutRefusal {
+  std::string field;
+  std::string reason;
+  bool empty() const { return reason.empty(); }
+};
+LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& config);
+
+}  // namespace preflight
