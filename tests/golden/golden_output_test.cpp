@@ -6,9 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
 
 #include "support/cli_runner.hpp"
 #include "support/golden.hpp"
+#include "support/published_mfu.hpp"
 
 namespace preflight {
 namespace {
@@ -48,6 +53,44 @@ std::string without_wall_time(std::string json) {
   return json.replace(at + key.size(), end - at - key.size(), "\"(wall time)\"");
 }
 
+nlohmann::json read_json(const fs::path& file) {
+  std::ifstream in(file);
+  return nlohmann::json::parse(in);
+}
+
+// Each catalog instance's GPU generation, from the catalog files themselves.
+const std::map<std::string, GpuArchitecture>& instance_architectures() {
+  static const std::map<std::string, GpuArchitecture> table = [] {
+    std::map<std::string, GpuArchitecture> gpus, out;
+    const fs::path catalogs = fs::path(PREFLIGHT_SOURCE_DIR) / "catalogs";
+    for (const auto& g : read_json(catalogs / "gpus.json").at("gpus")) {
+      gpus[g.at("id")] = *value_of(kGpuArchitectureNames, g.at("architecture").get<std::string>());
+    }
+    for (const auto& e : fs::directory_iterator(catalogs / "instances")) {
+      for (const auto& i : read_json(e.path()).at("instances")) out[i.at("id")] = gpus.at(i.at("gpu"));
+    }
+    return out;
+  }();
+  return table;
+}
+
+// No plan a scenario prints claims more of the GPU than its generation's ceiling (published MFU, or
+// the sustained matmul rate where no end-to-end figure comes near it).
+void expect_mfu_under_the_ceiling(const nlohmann::json& plan, const nlohmann::json& scenario) {
+  const bool fp8 = scenario.at("training").value("precision", "bf16") == "fp8";
+  std::vector<nlohmann::json> results;
+  if (!plan.at("best").is_null()) results.push_back(plan.at("best"));
+  for (const char* list : {"alternatives", "frontier"}) {
+    for (const auto& r : plan.at(list)) results.push_back(r);
+  }
+  for (const auto& r : results) {
+    const auto arch = instance_architectures().find(r.at("config").at("instance"));
+    if (arch == instance_architectures().end()) continue;  // an inline cluster
+    const double mfu_of_16_bit_peak = r.at("step").at("mfu").get<double>() * (fp8 ? 2.0 : 1.0);
+    EXPECT_LE(mfu_of_16_bit_peak, test::mfu_ceiling(arch->second)) << r.at("config").dump();
+  }
+}
+
 TEST_P(GoldenCheck, PlanInEveryFormatMatches) {
   const std::string scenario = std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/" + GetParam() + ".json";
   const fs::path golden = fs::path(PREFLIGHT_SOURCE_DIR) / "tests" / "golden";
@@ -56,6 +99,7 @@ TEST_P(GoldenCheck, PlanInEveryFormatMatches) {
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
     const std::string extension = format == "table" ? "txt" : format == "markdown" ? "md" : format;
     test::compare_or_update(golden / (GetParam() + ".plan." + extension), format == "json" ? without_wall_time(r.out) : r.out);
+    if (format == "json") expect_mfu_under_the_ceiling(nlohmann::json::parse(r.out), read_json(scenario));
   }
 }
 

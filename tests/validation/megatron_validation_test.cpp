@@ -24,6 +24,7 @@
 #include "support/csv.hpp"
 #include "support/fixtures.hpp"
 #include "support/megatron_run.hpp"
+#include "support/published_mfu.hpp"
 
 namespace preflight {
 namespace {
@@ -157,6 +158,7 @@ TEST(MegatronValidation, NarayananAchievedThroughput) {
     // node's network instead of its NICs all at once), so they are held to 6%; pipelined ones at
     // 1.1-10.2% (76B, pp 4, worst), held to 11%.
     EXPECT_LT(std::abs(error), run.parallelism.pp > 1 ? 0.11 : 0.06) << row.at("model");
+    EXPECT_LE(predicted / 312.0, test::mfu_ceiling(GpuArchitecture::ampere)) << row.at("model");  // of A100's 312 TFLOP/s
   }
   std::cout << "Narayanan TFLOP/s per GPU: worst error " << 100.0 * worst << "%\n";
 }

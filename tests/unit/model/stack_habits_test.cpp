@@ -1,0 +1,73 @@
+// What each software stack runs, against the projects' own code: the attention kernel each picks per
+// GPU generation, what its loss keeps per logit, and the layouts it ships.
+
+#include <gtest/gtest.h>
+
+#include "simulator/model/stack_habits.hpp"
+#include "simulator/spec/errors.hpp"
+
+namespace preflight {
+namespace {
+
+TEST(StackHabits, AttentionKernelByStackAndGeneration) {
+  const TrainingJob job;
+  // Transformer Engine prefers cuDNN's fused attention on Hopper; SDPA's flash backend is FlashAttention-2.
+  EXPECT_EQ(stack_habits(Framework::megatron, job, true, GpuArchitecture::hopper).attention, AttentionKernel::cudnn);
+  EXPECT_EQ(stack_habits(Framework::megatron, job, true, GpuArchitecture::ampere).attention, AttentionKernel::flash2);
+  EXPECT_EQ(stack_habits(Framework::transformers, job, true, GpuArchitecture::hopper).attention, AttentionKernel::flash2);
+  EXPECT_EQ(stack_habits(Framework::torchtitan, job, true, GpuArchitecture::ada).attention, AttentionKernel::flash2);
+  // No fused flash attention before Ampere, whatever the stack; flash attention off means unfused.
+  for (const Framework f : {Framework::transformers, Framework::megatron, Framework::torchtitan, Framework::llm_foundry}) {
+    EXPECT_EQ(stack_habits(f, job, true, GpuArchitecture::volta).attention, AttentionKernel::eager);
+    EXPECT_EQ(stack_habits(f, job, false, GpuArchitecture::hopper).attention, AttentionKernel::eager);
+  }
+  TrainingJob chosen;
+  chosen.attention = AttentionKernel::flash3;
+  EXPECT_EQ(stack_habits(Framework::transformers, chosen, true, GpuArchitecture::hopper).attention, AttentionKernel::flash3);
+  EXPECT_THROW(stack_habits(Framework::transformers, chosen, true, GpuArchitecture::ampere), InvalidConfig);
+  chosen.attention = AttentionKernel::triton;
+  EXPECT_THROW(stack_habits(Framework::llm_foundry, chosen, true, GpuArchitecture::turing), InvalidConfig);
+}
+
+TEST(StackHabits, LossAndElementwiseKernels) {
+  TrainingJob job;
+  // Hugging Face upcasts the logits and keeps the log-softmax; Megatron's vocabulary-parallel loss
+  // keeps its fp32 softmax; llm-foundry's fused cross-entropy writes the gradient over the logits.
+  EXPECT_EQ(stack_habits(Framework::transformers, job, true, GpuArchitecture::ampere).loss.kept_bytes_per_logit, 8.0);
+  EXPECT_EQ(stack_habits(Framework::megatron, job, true, GpuArchitecture::ampere).loss.kept_bytes_per_logit, 4.0);
+  EXPECT_EQ(stack_habits(Framework::llm_foundry, job, true, GpuArchitecture::ampere).loss.kept_bytes_per_logit, 0.0);
+  EXPECT_FALSE(stack_habits(Framework::transformers, job, true, GpuArchitecture::ampere).fused_elementwise);
+  EXPECT_TRUE(stack_habits(Framework::megatron, job, true, GpuArchitecture::ampere).fused_elementwise);
+  job.torch_compile = true;
+  const StackHabits compiled = stack_habits(Framework::torchtitan, job, true, GpuArchitecture::hopper);
+  EXPECT_TRUE(compiled.fused_elementwise);
+  EXPECT_EQ(compiled.loss.kept_bytes_per_logit, 0.0);
+  EXPECT_LT(compiled.loss.forward_bytes_per_logit + compiled.loss.backward_bytes_per_logit,
+            stack_habits(Framework::torchtitan, TrainingJob{}, true, GpuArchitecture::hopper).loss.forward_bytes_per_logit);
+  job.precision = Precision::fp8;
+  EXPECT_TRUE(stack_habits(Framework::megatron, job, true, GpuArchitecture::hopper).fp8_linears);
+}
+
+TEST(StackHabits, LayoutsEachStackShips) {
+  StrategyConfig c;
+  c.sharding = Sharding::zero3;
+  EXPECT_TRUE(layout_refusal(Framework::transformers, c).empty());
+  EXPECT_EQ(layout_refusal(Framework::megatron, c).field, "sharding");
+  EXPECT_EQ(layout_refusal(Framework::torchtitan, c).field, "sharding");
+  c.sharding = Sharding::zero1;
+  c.parallelism.tp = 4;
+  EXPECT_TRUE(layout_refusal(Framework::megatron, c).empty());
+  EXPECT_EQ(layout_refusal(Framework::transformers, c).field, "parallelism");
+  EXPECT_EQ(layout_refusal(Framework::llm_foundry, c).field, "sharding");
+  c.sharding = Sharding::ddp;
+  EXPECT_TRUE(layout_refusal(Framework::torchtitan, c).empty());
+  c.parallelism.tp = 1;
+  c.sharding = Sharding::fsdp_hybrid;
+  EXPECT_TRUE(layout_refusal(Framework::llm_foundry, c).empty());
+  c.offload = {OffloadTarget::cpu, OffloadTarget::cpu};
+  EXPECT_EQ(layout_refusal(Framework::llm_foundry, c).field, "offload");
+  EXPECT_TRUE(layout_refusal(Framework::transformers, c).empty());
+}
+
+}  // namespace
+}  // namespace preflight
