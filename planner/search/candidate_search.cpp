@@ -1,5 +1,6 @@
 #include "planner/search/candidate_search.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -74,7 +75,8 @@ class Screen {
         o_(o),
         steps_(std::ceil(s.training().tokens / s.training().global_batch_tokens())),
         step_flops_(executed_flops_floor(s)),
-        frameworks_(searched_frameworks(s)) {}
+        frameworks_(searched_frameworks(s)),
+        fsdp2_(std::find(frameworks_.begin(), frameworks_.end(), Framework::torchtitan) != frameworks_.end()) {}
 
   std::vector<Searched> machines(const Catalog& catalog) const {
     std::vector<Searched> out;
@@ -125,7 +127,7 @@ class Screen {
             keep_nearest(invalid.misses, Verdict::invalid, 0.0, false, [&] { return machine_text(*m.node, nodes) + ": " + why; });
             continue;
           }
-          for (Sharding sh : sharding_choices(gpus, nodes, layout)) {
+          for (Sharding sh : sharding_choices(gpus, nodes, layout, fsdp2_)) {
             for (const Framework f : frameworks_) {
               if (!offered(f, layout, sh)) continue;
               for (std::int64_t mb : micro_batch_choices(global / dp)) {
@@ -175,7 +177,7 @@ class Screen {
 
   std::int64_t variants(const NodeSpec& node, int gpus, int nodes, const Parallelism& layout) const {
     std::int64_t n = 0;
-    for (Sharding sh : sharding_choices(gpus, nodes, layout)) {
+    for (Sharding sh : sharding_choices(gpus, nodes, layout, fsdp2_)) {
       for (const Framework f : frameworks_) {
         if (offered(f, layout, sh)) n += static_cast<std::int64_t>(offload_choices(sh, node, gpus, layout).size());
       }
@@ -297,6 +299,7 @@ class Screen {
   double steps_;
   double step_flops_;  // a floor on the FLOPs one step executes, all GPUs together
   std::vector<Framework> frameworks_;  // the stacks searched
+  bool fsdp2_;                         // torchtitan among them: FSDP2 beside tensor/pipeline layouts too
 };
 
 }  // namespace

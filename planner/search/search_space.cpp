@@ -64,10 +64,13 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
   return out;
 }
 
-std::vector<Sharding> sharding_choices(int gpus, int nodes, const Parallelism& layout) {
+std::vector<Sharding> sharding_choices(int gpus, int nodes, const Parallelism& layout, bool fsdp2) {
   if (model_parallel(layout)) {
     if (gpus == layout.tp * layout.pp) return {Sharding::ddp};
-    return {Sharding::ddp, Sharding::zero1};
+    std::vector<Sharding> s{Sharding::ddp, Sharding::zero1};
+    if (fsdp2) s.push_back(Sharding::fsdp_full);
+    if (fsdp2 && nodes > 1 && gpus / (layout.tp * layout.pp) > nodes) s.push_back(Sharding::fsdp_hybrid);
+    return s;
   }
   if (gpus == 1) return {Sharding::ddp, Sharding::zero2, Sharding::zero3};
   std::vector<Sharding> s{Sharding::ddp,      Sharding::zero1,        Sharding::zero2, Sharding::zero3,

@@ -33,8 +33,9 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
 // The sharding choices for a world of `gpus` ranks. One GPU has nothing to shard: plain training,
 // plus ZeRO-2/ZeRO-3 as the carriers of CPU/NVMe offload (ZeRO-Offload, ZeRO-Infinity). Hybrid
 // sharding only differs from full sharding across nodes. Beside tensor or pipeline parallelism only
-// Megatron's choices: replicated, or its distributed optimizer (ZeRO-1) when there are replicas.
-std::vector<Sharding> sharding_choices(int gpus, int nodes, const Parallelism& layout = {});
+// Megatron's choices: replicated, or its distributed optimizer (ZeRO-1) when there are replicas; and
+// with `fsdp2` (torchtitan searched) FSDP2's full and hybrid sharding over those replicas.
+std::vector<Sharding> sharding_choices(int gpus, int nodes, const Parallelism& layout = {}, bool fsdp2 = false);
 
 // Offload combinations the sharding's engine offers on this machine (NVMe only with local NVMe),
 // lightest first. With one GPU under ZeRO, offload is the only reason to use ZeRO at all. None

@@ -17,11 +17,13 @@ void validate_memory_config(const StrategyConfig& c) {
   }
   const ShardingScheme scheme = sharding_scheme(c.sharding);
   const bool any_offload = c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none;
-  if (model_parallel(c.parallelism) && (scheme.stage > 1 || any_offload)) {
+  // torchtitan composes FSDP2 with tensor and pipeline parallelism (its 2D/3D parallelism), without offload.
+  const bool fsdp2_beside_model_parallelism = c.framework == Framework::torchtitan && scheme.engine == Engine::fsdp;
+  if (model_parallel(c.parallelism) && ((scheme.stage > 1 && !fsdp2_beside_model_parallelism) || any_offload)) {
     // Megatron shards only the optimizer (its distributed optimizer, ZeRO-1) beside TP/PP, and
     // DeepSpeed refuses ZeRO-2/3 with its pipeline engine.
     throw InvalidConfig("sharding", "tensor and pipeline parallelism combine with ddp or zero1 (Megatron's distributed "
-                                    "optimizer) and no offload; use tp = pp = 1 for ZeRO-2/3, FSDP or offload");
+                                    "optimizer), or FSDP on torchtitan, and no offload; use tp = pp = 1 for ZeRO-2/3 or offload");
   }
   if (scheme.engine == Engine::pytorch_ddp && any_offload) {
     throw InvalidConfig("offload", "offload needs a DeepSpeed ZeRO stage or FSDP; DDP keeps every state on the GPU");
@@ -65,12 +67,15 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
 
   ShardingLayout layout;
   layout.scheme = sharding_scheme(c.sharding);
-  layout.shard_degree = c.sharding == Sharding::fsdp_hybrid ? std::min<double>(dp, node.gpus_per_node) : dp;
+  // Hybrid sharding shards over the data-parallel ranks of one node (tensor-parallel ranks innermost).
+  const double dp_per_node = std::max(1, node.gpus_per_node / c.parallelism.tp);
+  layout.shard_degree = c.sharding == Sharding::fsdp_hybrid ? std::min<double>(dp, dp_per_node) : dp;
   layout.offload = c.offload;
   layout.zero_init = c.zero_init;
   layout.gpus_per_node = node.gpus_per_node;
   layout.world_size = dp;  // the data-parallel group: tensor and pipeline ranks hold different weights
-  layout.megatron = model_parallel(c.parallelism);
+  // Megatron's own gradient buffer and optimizer beside tensor/pipeline layouts; FSDP2's shards there.
+  layout.megatron = model_parallel(c.parallelism) && layout.scheme.engine != Engine::fsdp;
 
   const ParameterFootprint footprint = stage_footprint(w.footprint(), stages);
   const ModelStateMemory states = model_state_memory(footprint, w.state_bytes(), layout);

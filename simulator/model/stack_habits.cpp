@@ -96,6 +96,10 @@ StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash
   h.fused_elementwise = framework == Framework::megatron || job.torch_compile;
   h.loss = loss_habits(framework, job.torch_compile && framework != Framework::megatron);
   h.fp8_linears = job.precision == Precision::fp8;
+  // torchtitan's training.mixed_precision_reduce defaults to "float32" (torchtitan/config/job_config.py);
+  // the others reduce the 16-bit gradients they hold (DeepSpeed's communication_data_type and FSDP's
+  // reduce_dtype follow the training dtype in Trainer/Accelerate and Composer's PURE policy).
+  h.fp32_gradient_reduce = framework == Framework::torchtitan;
   return h;
 }
 
@@ -124,9 +128,7 @@ LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& c) {
       if (scheme.engine == Engine::deepspeed) {
         return {"sharding", "torchtitan shards with FSDP2 (fsdp_full, fsdp_grad_op, fsdp_hybrid) or ddp"};
       }
-      if (model_parallel_layout && scheme.engine == Engine::fsdp) {
-        return {"sharding", "torchtitan's FSDP2 beside tensor or pipeline parallelism is not modelled: use ddp there"};
-      }
+      if (model_parallel_layout && offload) return {"offload", "torchtitan offloads only without tensor or pipeline parallelism"};
       return {};
     case Framework::llm_foundry:
       // Composer's parallelism for llm-foundry: PyTorch FSDP (or DDP); no tensor or pipeline parallelism.

@@ -29,6 +29,7 @@ struct StackHabits {
   bool fused_elementwise = false;
   LossHabits loss;
   bool fp8_linears = false;  // an fp8 job: the blocks' linears in fp8 (Transformer Engine, torchao float8)
+  bool fp32_gradient_reduce = false;  // gradients cast to fp32 for their reduction (torchtitan's default)
 };
 
 // The stack's habits for a job on a GPU generation. `flash_attention` false forces unfused attention.

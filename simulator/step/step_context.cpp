@@ -47,7 +47,8 @@ StepContext::StepContext(const StepInputs& inputs)
   // Megatron places tensor-parallel ranks innermost, so a node holds gpus_per_node / tp ranks of each
   // data-parallel group.
   world = {static_cast<int>(dp), std::min(static_cast<int>(dp), std::max(1, gpus_per_node / stages.tp))};
-  shard = {static_cast<int>(in.memory.shard_degree), std::min(static_cast<int>(in.memory.shard_degree), gpus_per_node)};
+  shard = {static_cast<int>(in.memory.shard_degree),
+           std::min(static_cast<int>(in.memory.shard_degree), std::max(1, gpus_per_node / stages.tp))};
 
   // The share of a layer's compute a collective overlaps, times the slowdown overlapped compute suffers.
   const auto slowed = [](double comm, double compute) {

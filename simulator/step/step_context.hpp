@@ -3,6 +3,8 @@
 // machine's resolved figures, the stage's share of the model, one layer's and the head's kernel
 // times, the activations one micro-batch keeps, and the collective groups.
 
+#include <algorithm>
+
 #include "simulator/hardware/collective_model.hpp"
 #include "simulator/hardware/compute_model.hpp"
 #include "simulator/memory/activation_memory.hpp"
@@ -35,8 +37,12 @@ struct StepContext {
   int stage_layers() const { return static_cast<int>(stages.layers_per_stage); }
   // One block's weights as gathered for compute (trainable and frozen alike, in the compute dtype).
   double layer_weight_bytes() const { return footprint.compute_weight_bytes * footprint.layer_params; }
-  // Gradients of one layer as they leave backward (the trainable parameters of one block).
-  double layer_grad_bytes() const { return bytes.grads * footprint.trainable / static_cast<double>(stages.layers_per_stage); }
+  // Gradients of one layer as they are reduced (the trainable parameters of one block, in the gradient
+  // dtype or fp32 where the stack reduces in fp32).
+  double layer_grad_bytes() const {
+    const double reduced = stack.fp32_gradient_reduce ? std::max(bytes.grads, 4.0) : bytes.grads;
+    return reduced * footprint.trainable / static_cast<double>(stages.layers_per_stage);
+  }
   // One gathered ZeRO-3/FSDP unit: the memory model counts the running unit and the prefetched one.
   double gathered_bytes() const { return in.memory.gpu.gathered_params / 2.0; }
   // One micro-batch's activation (or its gradient) as it crosses a layer boundary, 16-bit unless fp32.

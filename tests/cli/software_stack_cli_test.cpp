@@ -116,5 +116,37 @@ TEST(CliStack, ExportsWriteForTheConfigsStack) {
   fs::remove_all(dir);
 }
 
+// torchtitan composes FSDP2 with tensor parallelism: 16 GPUs as tp 2 x FSDP 8 hold the same model
+// states per GPU as FSDP over all 16 (each parameter's states split 16 ways either way), and the
+// export carries both degrees.
+TEST(CliStack, TorchtitanShardsBesideTensorParallelism) {
+  const fs::path dir = test::scratch_dir("stack-2d");
+  json s = scenario_json("llama3.1-70b-pretrain-spot-p5");
+  s["config"] = {{"instance", "aws/p5.48xlarge"}, {"nodes", 2},        {"framework", "torchtitan"},
+                 {"sharding", "fsdp_full"},      {"micro_batch", 1},  {"activation_checkpointing", "full"}};
+  const auto states = [](const json& check) {
+    const json& d = check.at("memory").at("detail_bytes");
+    return d.at("params").get<double>() + d.at("grads").get<double>() + d.at("optimizer").get<double>();
+  };
+  const test::CliResult flat = test::run_preflight("check " + written(dir, "flat.json", s) + " --format json");
+  ASSERT_TRUE(flat.exit_code == 0 || flat.exit_code == 1) << flat.err;
+  s["config"]["parallelism"] = {{"tp", 2}, {"sequence_parallel", true}};
+  const std::string two_d = written(dir, "2d.json", s);
+  const test::CliResult tp = test::run_preflight("check " + two_d + " --format json");
+  ASSERT_TRUE(tp.exit_code == 0 || tp.exit_code == 1) << tp.err;
+  EXPECT_NEAR(states(json::parse(tp.out)) / states(json::parse(flat.out)), 1.0, 0.02);
+  EXPECT_FALSE(json::parse(tp.out).at("step").is_null());
+  const test::CliResult toml = test::run_preflight("export torchtitan " + two_d);
+  ASSERT_EQ(toml.exit_code, 0) << toml.err;
+  EXPECT_NE(toml.out.find("tensor_parallel_degree = 2\n"), std::string::npos) << toml.out;
+  EXPECT_NE(toml.out.find("data_parallel_shard_degree = 8\n"), std::string::npos);
+  // Megatron-LM offers no FSDP beside its tensor parallelism.
+  s["config"]["framework"] = "megatron";
+  const test::CliResult megatron = test::run_preflight("check " + written(dir, "megatron.json", s));
+  EXPECT_EQ(megatron.exit_code, 2);
+  EXPECT_NE(megatron.err.find("$.config.sharding"), std::string::npos) << megatron.err;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace preflight
