@@ -12,6 +12,8 @@ packages=(
 # `--test`: also what the tests need beyond the build (headless Chromium renders the HTML report;
 # Python checks that the generated catalogs match their reference data).
 [ "${1:-}" = "--test" ] && packages+=(chromium python3)
+# `--fuzz`: clang and its libFuzzer runtime, for the fuzzing harnesses (scripts/fuzz.sh, tests/fuzz).
+[ "${1:-}" = "--fuzz" ] && packages+=(clang libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

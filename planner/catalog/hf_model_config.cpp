@@ -1,5 +1,8 @@
 #include "planner/catalog/hf_model_config.hpp"
 
+#include <iomanip>
+#include <sstream>
+
 #include "planner/io/json_reader.hpp"
 #include "simulator/spec/errors.hpp"
 
@@ -13,6 +16,10 @@ constexpr std::int64_t kMaxWidth = 1'000'000;
 constexpr std::int64_t kMaxLayers = 10'000;
 constexpr std::int64_t kMaxVocab = 10'000'000;
 constexpr std::int64_t kMaxPositions = 100'000'000;
+// Each key has its own bound, but their product is what the model counts in 64-bit integers
+// (parameter_count.hpp): 500 times the largest models trained so far, and a million times short of
+// what overflows.
+constexpr double kMaxParameters = 1e15;
 
 double dropout(ObjectReader& r, std::string_view key) {
   return r.optional_number(key, {0.0, 1.0, false, "(a probability)"}).value_or(0.0);
@@ -74,12 +81,33 @@ ModelSpec llama_style(ObjectReader& r) {
   return m;
 }
 
+// At least the model's parameters, in floating point: every matrix and table with its biases, the
+// router and the norms (an upper bound, so nothing the model counts as an integer is larger).
+double parameters_at_most(const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden);
+  const double q = static_cast<double>(m.heads) * static_cast<double>(m.head_dim);
+  const double kv = static_cast<double>(m.kv_heads) * static_cast<double>(m.head_dim);
+  const double inter = static_cast<double>(m.intermediate);
+  const double experts = static_cast<double>(m.experts);
+  const double attention = (h + 1.0) * (q + 2.0 * kv) + (q + 1.0) * h;
+  const double mlp = 3.0 * (h + 1.0) * (inter + 1.0) * experts;
+  const double per_layer = attention + mlp + h * experts + 4.0 * h;
+  const double tables = 2.0 * static_cast<double>(m.vocab) * h + static_cast<double>(m.max_seq_len) * h + 2.0 * h;
+  return static_cast<double>(m.layers) * per_layer + tables;
+}
+
 }  // namespace
 
 ModelSpec model_from_hf_config(const nlohmann::json& config, const std::string& id, const std::string& file,
                                const std::string& path) {
   ObjectReader r(config, file, path, ObjectReader::Keys::lenient);
   ModelSpec m = r.has("n_embd") ? gpt2_style(r) : llama_style(r);
+  if (const double parameters = parameters_at_most(m); parameters > kMaxParameters) {
+    std::ostringstream got;
+    got << std::setprecision(3) << "a model of about " << parameters << " parameters";
+    throw InputError(file, path, got.str(),
+                     "at most 1e+15 parameters (the widths, layers, experts and vocabulary together)");
+  }
   m.id = id;
   return m;
 }

@@ -238,9 +238,11 @@ CollectiveTable read_nccl_tests_csv(const std::filesystem::path& file, Collectiv
     char* end_time = nullptr;
     const double bytes = std::strtod(size.c_str(), &end_size);
     const double ns = std::strtod(time_ns.c_str(), &end_time);
-    if (*end_size != '\0' || *end_time != '\0' || bytes <= 0.0 || ns <= 0.0) {
+    // The ranges a profile's tables keep (read_table): strtod also reads "nan", "inf" and 1e800.
+    if (*end_size != '\0' || *end_time != '\0' || !(bytes >= 1.0 && bytes <= 1e15) || !(ns >= 1.0 && ns <= 1e14)) {
       throw InputError(file.string(), "line " + std::to_string(number), "\"" + line.substr(0, 60) + "\"",
-                       "size(B),count,type,time(ns),busbw(GB/s),...");
+                       "size(B),count,type,time(ns),busbw(GB/s),... with a size from 1 to 1e15 bytes and a time "
+                       "from 1 to 1e14 ns");
     }
     if (!t.points.empty() && bytes <= t.points.back().first) {
       throw InputError(file.string(), "line " + std::to_string(number), "\"" + line.substr(0, 60) + "\"",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <sstream>
 
@@ -233,11 +234,26 @@ std::optional<std::int64_t> ObjectReader::optional_integer(std::string_view key,
   const nlohmann::json& v = get(key);
   const std::string allowed = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
   if (!v.is_number()) fail(key, allowed);
-  const double d = v.get<double>();
-  if (!std::isfinite(d) || d != std::floor(d) || d < static_cast<double>(min) || d > static_cast<double>(max)) {
-    fail(key, allowed);
+  // Integers as written (a double holds them exactly only up to 2^53); above the int64 range, unsigned.
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) fail(key, allowed);
+    const auto i = static_cast<std::int64_t>(u);
+    if (i < min || i > max) fail(key, allowed);
+    return i;
   }
-  return static_cast<std::int64_t>(d);
+  if (v.is_number_integer()) {
+    const auto i = v.get<std::int64_t>();
+    if (i < min || i > max) fail(key, allowed);
+    return i;
+  }
+  // A whole number written as a float ("1e3", "2.0"): within int64 before it is converted (2^63 as a
+  // double is not, though it compares equal to INT64_MAX), then within the range.
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || d != std::floor(d) || d < -0x1p63 || d >= 0x1p63) fail(key, allowed);
+  const auto i = static_cast<std::int64_t>(d);
+  if (i < min || i > max) fail(key, allowed);
+  return i;
 }
 
 bool ObjectReader::boolean(std::string_view key) {

@@ -21,6 +21,9 @@ constexpr double kMsPerHour = 3.6e6;
 // a million instances. Beyond them a value is a corrupt line, not a trace.
 constexpr std::int64_t kMaxTraceMs = 100LL * 365 * 24 * 3600 * 1000;
 constexpr std::int64_t kMaxFleet = 1'000'000;
+// Removals in the whole trace: a thousand times the largest fleet, far above any published trace
+// (hundreds), and what keeps the trace's counts (int) exact however its lines add up.
+constexpr std::int64_t kMaxRemovals = 1000 * kMaxFleet;
 
 std::string trim(const std::string& s) {
   const auto first = s.find_first_not_of(" \t\r");
@@ -47,16 +50,25 @@ std::optional<std::int64_t> whole_number(const std::string& text, std::int64_t m
 }
 
 // Folds changes at the same moment into one (the traces list simultaneous removals line by line);
-// false for a change earlier than the last (the formats are in time order).
-bool push(std::vector<FleetChange>& changes, double hours, int added, int removed) {
-  if (!changes.empty() && hours < changes.back().hours) return false;
-  if (!changes.empty() && changes.back().hours == hours) {
-    changes.back().added += added;
-    changes.back().removed += removed;
+// why a change cannot be taken, empty when it is: earlier than the last (the formats are in time
+// order), or more than a fleet's worth of nodes added or removed at one moment (gcloud counts that
+// go up and down at the same time add up).
+std::string push(std::vector<FleetChange>& changes, double hours, int added, int removed) {
+  if (!changes.empty() && hours < changes.back().hours) return "lines in time order";
+  const bool same_moment = !changes.empty() && changes.back().hours == hours;
+  const std::int64_t added_then = static_cast<std::int64_t>(added) + (same_moment ? changes.back().added : 0);
+  const std::int64_t removed_then = static_cast<std::int64_t>(removed) + (same_moment ? changes.back().removed : 0);
+  if (added_then > kMaxFleet || removed_then > kMaxFleet) {
+    return "at most " + std::to_string(kMaxFleet) + " nodes added and " + std::to_string(kMaxFleet) +
+           " removed at one moment";
+  }
+  if (same_moment) {
+    changes.back().added = static_cast<int>(added_then);
+    changes.back().removed = static_cast<int>(removed_then);
   } else {
     changes.push_back({hours, added, removed});
   }
-  return true;
+  return {};
 }
 
 // Hours since the civil epoch, for `YYYY-MM-DD, HH:MM:SS` with every field in its calendar range.
@@ -88,6 +100,13 @@ SpotTrace read_spot_trace(const std::filesystem::path& file) {
   std::string line;
   std::size_t number = 0;
   int last_count = -1;
+  std::int64_t removals = 0;
+  // Takes one line's change, or names why the line cannot be taken.
+  const auto take = [&](double hours, int added, int removed) {
+    if (const std::string problem = push(changes, hours, added, removed); !problem.empty()) bad_line(file, number, line, problem);
+    removals += removed;
+    if (removals > kMaxRemovals) bad_line(file, number, line, "a trace of at most " + std::to_string(kMaxRemovals) + " removals");
+  };
   while (std::getline(in, line)) {
     ++number;
     line = trim(line);
@@ -107,10 +126,7 @@ SpotTrace read_spot_trace(const std::filesystem::path& file) {
       }
       const int n = static_cast<int>(j[2]["nodes"].size());
       const std::string action = j[1].get<std::string>();
-      if (!push(changes, static_cast<double>(j[0].get<std::int64_t>()) / kMsPerHour, action == "add" ? n : 0,
-                action == "remove" ? n : 0)) {
-        bad_line(file, number, line, "lines in time order");
-      }
+      take(static_cast<double>(j[0].get<std::int64_t>()) / kMsPerHour, action == "add" ? n : 0, action == "remove" ? n : 0);
       continue;
     }
     std::vector<std::string> cells;
@@ -119,9 +135,7 @@ SpotTrace read_spot_trace(const std::filesystem::path& file) {
     if (cells.size() == 3 && (cells[1] == "add" || cells[1] == "remove")) {  // Bamboo
       const std::optional<std::int64_t> ms = whole_number(cells[0], kMaxTraceMs);
       if (!ms) bad_line(file, number, line, "time_ms,add|remove,node with time_ms a whole number of milliseconds");
-      if (!push(changes, static_cast<double>(*ms) / kMsPerHour, cells[1] == "add" ? 1 : 0, cells[1] == "remove" ? 1 : 0)) {
-        bad_line(file, number, line, "lines in time order");
-      }
+      take(static_cast<double>(*ms) / kMsPerHour, cells[1] == "add" ? 1 : 0, cells[1] == "remove" ? 1 : 0);
       continue;
     }
     if (cells.size() == 3) {  // gcloud instance counts
@@ -131,7 +145,7 @@ SpotTrace read_spot_trace(const std::filesystem::path& file) {
         bad_line(file, number, line, "YYYY-MM-DD, HH:MM:SS, <running instances, a whole number up to 1000000>");
       }
       const int delta = last_count < 0 ? static_cast<int>(*count) : static_cast<int>(*count) - last_count;
-      if (!push(changes, hours, delta > 0 ? delta : 0, delta < 0 ? -delta : 0)) bad_line(file, number, line, "lines in time order");
+      take(hours, delta > 0 ? delta : 0, delta < 0 ? -delta : 0);
       last_count = static_cast<int>(*count);
       continue;
     }

@@ -100,6 +100,18 @@ TEST_P(HostileInput, ExitsTwoWithOurMessage) {
 
 const std::string kDeep = nested(70000);
 
+// gcloud counts of a million instances and none, alternately: `pairs` times at one moment, or at
+// successive seconds (tests/fuzz/regressions/spot_trace_gcloud/ holds the same inputs).
+std::string gcloud_up_and_down(int pairs, bool one_moment) {
+  std::string lines;
+  for (int i = 0; i < 2 * pairs; ++i) {
+    const int t = one_moment ? 0 : i;
+    lines += "2021-1-1," + std::to_string(t / 3600) + ":" + std::to_string(t / 60 % 60) + ":" + std::to_string(t % 60) +
+             (i % 2 == 0 ? ",1000000\n" : ",0\n");
+  }
+  return lines;
+}
+
 const Hostile kCases[] = {
     // Nesting deep enough to overflow a recursive reader or printer, in every JSON input.
     {"deep_scenario", raw_scenario(R"({"name": "x", "description": )" + kDeep + "}"),
@@ -119,6 +131,19 @@ const Hostile kCases[] = {
     {"deep_catalog", with_scenario([](json&, const fs::path& dir) { test::write_text(dir / "cat" / "gpus.json", R"({"gpus": )" + kDeep + "}"); },
                                    "check --catalog CATALOG"),
      {"gpus.json: $.gpus", "nested"}},
+    // Widths, layers, experts and vocabulary each in range, but a model whose parameters a 64-bit
+    // count cannot hold (tests/fuzz/regressions/hf_config/).
+    {"model_parameters_overflow", with_scenario([](json& s, const fs::path&) {
+       s["model"] = {{"hidden_size", 1000000}, {"num_hidden_layers", 10000}, {"num_attention_heads", 1000000},
+                     {"intermediate_size", 16000000}, {"vocab_size", 10000000}, {"max_position_embeddings", 100000000},
+                     {"num_local_experts", 4096}, {"num_experts_per_tok", 4096}};
+     }), {"scenario.json: $.model", "parameters", "at most 1e+15 parameters"}},
+    // An integer past int64 that a double rounds to 2^63, which compares equal to INT64_MAX
+    // (tests/fuzz/regressions/sweep/).
+    {"baseline_seed_past_int64", with_scenario([](json&, const fs::path& dir) {
+       test::write_text(dir / "config.json", R"({"scenarios": [], "seed": 9223372036854775808, "trials": 100})");
+     }, "sweep --baseline PLACEHOLDER"),
+     {"config.json: $.seed", "an integer from 0 to 9223372036854775807"}},
     // Numbers a double cannot hold; a key given twice.
     {"number_overflow", raw_scenario(R"({"name": "x", "model": "gpt2", "training": {"tokens": 1e400}})"),
      {"$.training.tokens", "number overflow"}},
@@ -160,6 +185,12 @@ const Hostile kCases[] = {
     {"parcae_fractional_time", with_trace("[0, \"add\", {\"nodes\": [\"a\", \"b\"]}]\n[0.5, \"remove\", {\"nodes\": [\"a\"]}]\n"), {"line 2"}},
     {"gcloud_huge_count", with_trace("2021-12-11, 11:11:30, 99999999999999\n"), {"line 1", "up to 1000000"}},
     {"gcloud_bad_month", with_trace("2021-13-11, 11:11:30, 5\n"), {"line 1"}},
+    // Counts that go up and down add up: at one moment (folded into one change), or over the trace
+    // (its removals), they must not pass what an int holds (tests/fuzz/regressions/spot_trace_gcloud/).
+    {"gcloud_up_and_down_at_one_moment", with_trace(gcloud_up_and_down(2148, true)),
+     {"trace.csv: line 3", "at most 1000000 nodes added and 1000000 removed at one moment"}},
+    {"gcloud_two_billion_removals", with_trace(gcloud_up_and_down(2148, false)),
+     {"trace.csv: line 2002", "a trace of at most 1000000000 removals"}},
     // A trace error quotes a short prefix of the line, never the whole of whatever file was named.
     {"trace_quotes_little", with_trace("API_TOKEN=0123456789abcdefghijklmnopqrstuvwxyz-SECRET-TAIL\n"),
      {"line 1", "API_TOKEN=0123456789abcdefghijklmnopqrst"}, {"SECRET-TAIL"}},

@@ -63,11 +63,14 @@ const std::map<std::string, GpuArchitecture>& instance_architectures() {
   static const std::map<std::string, GpuArchitecture> table = [] {
     std::map<std::string, GpuArchitecture> gpus, out;
     const fs::path catalogs = fs::path(PREFLIGHT_SOURCE_DIR) / "catalogs";
-    for (const auto& g : read_json(catalogs / "gpus.json").at("gpus")) {
+    // Each file is held in a named value: a range-for over a temporary's member would read freed memory.
+    const nlohmann::json gpu_catalog = read_json(catalogs / "gpus.json");
+    for (const auto& g : gpu_catalog.at("gpus")) {
       gpus[g.at("id")] = *value_of(kGpuArchitectureNames, g.at("architecture").get<std::string>());
     }
     for (const auto& e : fs::directory_iterator(catalogs / "instances")) {
-      for (const auto& i : read_json(e.path()).at("instances")) out[i.at("id")] = gpus.at(i.at("gpu"));
+      const nlohmann::json instances = read_json(e.path());
+      for (const auto& i : instances.at("instances")) out[i.at("id")] = gpus.at(i.at("gpu"));
     }
     return out;
   }();
