@@ -13,6 +13,7 @@ Evaluation evaluate(const Workload& workload, const Machine& machine, const Stra
   e.config = config;
   e.memory = estimate_memory(workload, config, machine.node(), vram_headroom);
   e.stack = stack_habits(config.framework, workload.job(), config.flash_attention, machine.node().gpu.architecture);
+  e.step_interval = machine.step_time_interval(config.framework);
   StepInputs in;
   in.workload = &workload;
   in.machine = &machine;

@@ -24,6 +24,9 @@ struct Evaluation {
   StackHabits stack;  // what the config's framework runs on this GPU (its attention kernel, and why)
   MemoryEstimate memory;
   std::optional<StepTime> step;  // empty when the catalog lacks the GPU's peak for the precision
+  // How far the real step time may be from `step` (multipliers, 80%): the fit's held-out residuals
+  // for this stack on this GPU generation; a point {1, 1} with no fit.
+  StepTimeInterval step_interval;
   std::string step_unavailable;          // why, when empty
   bool peak_from_timeline = false;       // false: the sum of the components (no simulation possible)
   double peak_seconds = 0.0;             // when in the step the peak happens

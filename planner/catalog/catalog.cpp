@@ -1,4 +1,6 @@
 #include "planner/catalog/catalog.hpp"
+
+#include "planner/catalog/step_model_fit_io.hpp"
 #include "simulator/spec/units.hpp"
 
 #include <algorithm>
@@ -165,6 +167,8 @@ Catalog Catalog::load(const fs::path& dir) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     c.gpus_.push_back(read_gpu(list[i], gpus_file.string(), "$.gpus[" + std::to_string(i) + "]"));
   }
+
+  if (const fs::path fit = dir / "fitted" / "step_model.json"; fs::exists(fit)) c.step_model_fit_ = read_step_model_fit(fit);
 
   std::vector<fs::path> files;
   if (!fs::is_directory(dir / "instances")) {

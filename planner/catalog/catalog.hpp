@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "simulator/spec/gpu_spec.hpp"
 #include "simulator/spec/node_spec.hpp"
 #include "simulator/spec/model_spec.hpp"
+#include "simulator/spec/step_model_fit.hpp"
 
 namespace preflight {
 
@@ -51,6 +53,9 @@ class Catalog {
   bool has_model(const std::string& id) const;
   CatalogModel model(const std::string& id) const;  // InputError when unknown
 
+  // The fitted factors of the step model (fitted/step_model.json), null when the catalog has none.
+  const StepModelFit* step_model_fit() const { return step_model_fit_ ? &*step_model_fit_ : nullptr; }
+
   std::string gpu_ids_text() const;
   std::string instance_ids_text() const;
   std::string model_ids_text() const;
@@ -60,6 +65,7 @@ class Catalog {
   std::vector<GpuSpec> gpus_;
   std::vector<NodeSpec> instances_;
   std::vector<SkippedInstance> skipped_;
+  std::optional<StepModelFit> step_model_fit_;
 };
 
 }  // namespace preflight

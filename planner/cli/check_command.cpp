@@ -40,7 +40,7 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& err)
   const NodeSpec& node = *find_node(scenario, catalog, config.instance);
   const std::unique_ptr<const CalibrationProfile> profile = load_profile(options.profile);
   warn_about_profile(profile.get(), scenario, node, config, err);
-  const Machine machine(node, scenario.training().precision, profile.get());
+  const Machine machine(node, scenario.training().precision, profile.get(), catalog.step_model_fit());
   warn_about_borrowed_figures(machine, err);
   const CheckOutcome outcome = run_check(scenario, machine, config);
   const std::string text = options.output.format == "json" ? check_json(outcome).dump(2) + "\n" : check_text(outcome);

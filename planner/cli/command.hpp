@@ -30,5 +30,6 @@ Command add_export_command(CLI::App& app, GlobalOptions& global);
 Command add_sweep_command(CLI::App& app, GlobalOptions& global);
 Command add_merge_command(CLI::App& app, GlobalOptions& global);
 Command add_catalog_command(CLI::App& app, GlobalOptions& global);
+Command add_validate_command(CLI::App& app, GlobalOptions& global);
 
 }  // namespace preflight::cli

@@ -41,7 +41,7 @@ std::optional<Chosen> chosen_config(const ExportOptions& options, const Scenario
     StrategyConfig config = read_strategy_config(source, scenario, catalog);
     return Chosen{std::move(config), std::move(source)};
   }
-  const Plan plan = search_plan(scenario, catalog, plan_options(options.run, profile));
+  const Plan plan = search_plan(scenario, catalog, plan_options(options.run, profile, catalog.step_model_fit()));
   if (!plan.best) {
     err << "no feasible plan to export: see `preflight plan " << options.scenario << "`\n";
     return std::nullopt;
@@ -100,7 +100,7 @@ int run_export(const ExportOptions& options, std::ostream& out, std::ostream& er
   check_target(options.target, config, chosen->source);
   const NodeSpec& node = *find_node(scenario, catalog, config.instance);
   warn_about_profile(profile.get(), scenario, node, config, err);
-  const Machine machine(node, scenario.training().precision, profile.get());
+  const Machine machine(node, scenario.training().precision, profile.get(), catalog.step_model_fit());
   warn_about_borrowed_figures(machine, err);
   const Evaluation e = evaluate(scenario.workload, machine, config, scenario.constraints.vram_headroom);
   std::string text;

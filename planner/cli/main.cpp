@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   const std::vector<cli::Command> commands{
       cli::add_check_command(app, global),  cli::add_simulate_command(app, global), cli::add_plan_command(app, global),
       cli::add_export_command(app, global), cli::add_sweep_command(app, global),    cli::add_merge_command(app, global),
-      cli::add_catalog_command(app, global)};
+      cli::add_catalog_command(app, global), cli::add_validate_command(app, global)};
 
   try {
     app.parse(argc, argv);

@@ -29,10 +29,10 @@ int run_plan(const PlanCommandOptions& options, std::ostream& out, std::ostream&
   const Scenario scenario = load_scenario(options.scenario, catalog);
   const std::unique_ptr<const CalibrationProfile> profile = load_profile(options.run.profile);
   warn_unused_profile(profile.get(), scenario, catalog, err);
-  PlanOptions o = plan_options(options.run, profile.get());
+  PlanOptions o = plan_options(options.run, profile.get(), catalog.step_model_fit());
   o.top = options.top;
   const Plan plan = search_plan(scenario, catalog, o);
-  if (plan.best) warn_about_borrowed_figures(Machine(*plan.best->node, scenario.training().precision, profile.get()), err);
+  if (plan.best) warn_about_borrowed_figures(Machine(*plan.best->node, scenario.training().precision, profile.get(), o.fit), err);
   io::write_output(options.output.out, plan_report(options.output.format, scenario, plan, o), out);
   return plan.best ? 0 : 1;
 }

@@ -7,6 +7,6 @@
 
 namespace preflight::cli {
 
-PlanOptions plan_options(const RunModelOptions& run, const CalibrationProfile* profile);
+PlanOptions plan_options(const RunModelOptions& run, const CalibrationProfile* profile, const StepModelFit* fit);
 
 }  // namespace preflight::cli

@@ -31,7 +31,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   const NodeSpec& node = *find_node(scenario, catalog, config.instance);
   const std::unique_ptr<const CalibrationProfile> profile = load_profile(options.run.profile);
   warn_about_profile(profile.get(), scenario, node, config, err);
-  const Machine machine(node, scenario.training().precision, profile.get());
+  const Machine machine(node, scenario.training().precision, profile.get(), catalog.step_model_fit());
   warn_about_borrowed_figures(machine, err);
   const Evaluation e = evaluate(scenario.workload, machine, config, scenario.constraints.vram_headroom, !options.trace.empty());
   if (!e.step) rethrow_at(source, InvalidConfig("instance", e.step_unavailable));

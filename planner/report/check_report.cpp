@@ -88,6 +88,9 @@ std::string check_text(const CheckOutcome& o) {
   breakdown_table(out, o.given);
   if (o.given.step) {
     out << "  step time (simulated) " << fixed(o.given.step->seconds(), 2) << " s: " << step_parts_text(*o.given.step) << "\n";
+    if (const std::string interval = step_interval_text(o.given.step->seconds(), o.given.step_interval, 2); !interval.empty()) {
+      out << "  " << interval << "\n";
+    }
   } else {
     out << "  step time unavailable: " << o.given.step_unavailable << "\n";
   }

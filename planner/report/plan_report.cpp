@@ -12,7 +12,7 @@ std::string plan_report(const std::string& format, const Scenario& scenario, con
   if (format == "html") {
     nlohmann::ordered_json trace;
     if (plan.best) {
-      const Machine machine(*plan.best->node, scenario.training().precision, options.profile);
+      const Machine machine(*plan.best->node, scenario.training().precision, options.profile, options.fit);
       trace = evaluate(scenario.workload, machine, plan.best->config(), scenario.constraints.vram_headroom, true).trace;
     }
     return plan_html(scenario, plan, trace);

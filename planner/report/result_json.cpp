@@ -60,6 +60,8 @@ nlohmann::ordered_json step_json(const Evaluation& e, const NodeSpec& node, cons
   const double seconds = s.seconds();
   nlohmann::ordered_json j;
   j["seconds"] = rounded(seconds, 4);
+  // The 80% prediction interval of the fit's held-out residuals; [seconds, seconds] without a fit.
+  j["seconds_interval"] = {rounded(seconds * e.step_interval.low, 4), rounded(seconds * e.step_interval.high, 4)};
   j["tokens_per_second"] = rounded(tokens / seconds, 1);
   j["mfu"] = rounded(step_mfu(s, node, job), 4);
   j["breakdown_seconds"] = {{"compute", rounded(s.compute_seconds, 4)},

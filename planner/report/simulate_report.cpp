@@ -36,6 +36,9 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
       << (e.memory.fits() ? " (fits)" : " (DOES NOT FIT: see `preflight check`)") << "\n";
   const StepTime& st = *e.step;
   out << "  step     " << fixed(st.seconds(), 3) << " s simulated (" << step_parts_text(st) << "), " << r.steps << " steps\n";
+  if (const std::string interval = step_interval_text(st.seconds(), e.step_interval, 3); !interval.empty()) {
+    out << "           " << interval << "\n";
+  }
   const CheckpointPlan& k = r.checkpoint;
   if (k.interval_steps > 0) {
     out << "  ckpt     " << fixed(k.bytes / 1e9, 1) << " GB every " << fixed(k.interval_seconds / 60.0, 1) << " min ("

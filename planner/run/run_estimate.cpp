@@ -85,6 +85,7 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   RunInputs& in = r.inputs;
   in.steps = r.steps;
   in.step_seconds = step_seconds;
+  in.step_interval = machine.step_time_interval(c.framework);
   in.checkpoint = r.checkpoint;
   in.restart_seconds = rd::kReprovisionSeconds + rd::kWarmupSeconds;
   in.nodes = c.nodes;

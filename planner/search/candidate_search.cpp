@@ -13,6 +13,7 @@
 #include "planner/search/plan_ranking.hpp"
 #include "planner/search/search_space.hpp"
 #include "simulator/economics/expected_run.hpp"
+#include "simulator/economics/step_time_uncertainty.hpp"
 #include "simulator/hardware/machine.hpp"
 #include "simulator/model/stack_habits.hpp"
 #include "simulator/model/stage_layout.hpp"
@@ -83,7 +84,7 @@ class Screen {
     for (const NodeSpec* node : searched_machines(s_, catalog)) {
       Searched m;
       m.node = node;
-      m.resolved = std::make_unique<Machine>(*node, s_.training().precision, o_.profile);
+      m.resolved = std::make_unique<Machine>(*node, s_.training().precision, o_.profile, o_.fit);
       m.node_limit = searched_node_limit(s_, *node);
       for (Pricing p : s_.search.pricing) {
         StrategyConfig probe;
@@ -273,7 +274,9 @@ class Screen {
     entry.run = prepare_run(s_, *m.resolved, entry.config(), e.step->seconds(), o_.run);
     const auto label = [&] { return candidate_text(*m.node, entry.config()); };
     const double hours = entry.run.outcome.failure_free_hours;
-    if (s_.constraints.deadline_hours && hours > *s_.constraints.deadline_hours) {
+    // Missed even if the step time is at the fast end of its interval (the Monte Carlo's fastest stratum).
+    const double fastest_hours = hours * step_time_multipliers(entry.run.inputs.step_interval).front();
+    if (s_.constraints.deadline_hours && fastest_hours > *s_.constraints.deadline_hours) {
       entry.verdict = Verdict::deadline;
       keep_nearest(r.misses, Verdict::deadline, hours / *s_.constraints.deadline_hours - 1.0, false, [&] { return label() + ": needs " + fixed(hours, 1) + " h without a single interruption"; });
     } else if (s_.constraints.budget_usd && entry.expected_usd() > *s_.constraints.budget_usd) {

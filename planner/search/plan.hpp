@@ -32,6 +32,9 @@ struct PlanOptions {
   // Measurements that replace the named defaults on machines with its GPU (each searched machine is
   // resolved with it once); null: the defaults everywhere.
   const CalibrationProfile* profile = nullptr;
+  // The catalog's fitted factors of the step model (kernels, host time, their error); null: the
+  // published figures alone, and every prediction taken as exact.
+  const StepModelFit* fit = nullptr;
   int top = 5;     // alternatives listed besides the winner
   bool suggest = true;  // when nothing is feasible, search what would be (more nodes, other machines)
 };

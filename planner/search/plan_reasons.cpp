@@ -43,7 +43,7 @@ std::string worse_text(const PlanEntry& a, const PlanEntry& w) {
 class Explainer {
  public:
   Explainer(const Scenario& s, const Plan& p, const PlanOptions& o)
-      : s_(s), p_(p), w_(*p.best), machine_(*w_.node, s.training().precision, o.profile) {}
+      : s_(s), p_(p), w_(*p.best), machine_(*w_.node, s.training().precision, o.profile, o.fit) {}
 
   std::vector<std::string> lines() {
     const std::int64_t feasible = p_.counts[static_cast<int>(Verdict::feasible)];

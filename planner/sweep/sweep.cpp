@@ -96,6 +96,7 @@ SweepDocument run_sweep(const std::vector<std::string>& files, const Catalog& ca
     PlanOptions o;
     o.run = options.run;
     o.profile = options.profile;
+    o.fit = catalog.step_model_fit();
     const Scenario scenario = load_scenario(files[i], catalog);
     sweep.rows[i] = sweep_row(files[i], scenario, search_plan(scenario, catalog, o));
     if (options.progress) {

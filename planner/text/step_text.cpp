@@ -24,4 +24,10 @@ std::string step_parts_text(const StepTime& s) {
   return text;
 }
 
+std::string step_interval_text(double seconds, const StepTimeInterval& interval, int decimals) {
+  if (interval.rows == 0) return {};
+  return "80% interval " + fixed(seconds * interval.low, decimals) + "-" + fixed(seconds * interval.high, decimals) +
+         " s (the held-out error of " + std::to_string(interval.rows) + " published runs)";
+}
+
 }  // namespace preflight

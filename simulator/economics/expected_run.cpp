@@ -1,5 +1,7 @@
 #include "simulator/economics/expected_run.hpp"
 
+#include "simulator/economics/step_time_uncertainty.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -59,8 +61,12 @@ double run_hours_variance(const RunInputs& in) {
          segment_moments(s.last_hours, rate, restart_hours(in)).variance;
 }
 
-double completion_probability_bound(const RunInputs& in, double deadline_hours) {
-  if (!in.interruptions.memoryless()) return 1.0;
+double completion_probability_bound(const RunInputs& given, double deadline_hours) {
+  if (!given.interruptions.memoryless()) return 1.0;
+  // The Monte Carlo mixes runs at several step times; the fastest stratum's bound holds for each (a
+  // run's hours grow with its step time), so for their mixture too.
+  RunInputs in = given;
+  in.step_seconds *= step_time_multipliers(given.step_interval).front();
   const double gap = expected_run_hours(in) - deadline_hours;
   if (gap <= 0.0) return 1.0;
   const double variance = run_hours_variance(in);

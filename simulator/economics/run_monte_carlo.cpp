@@ -1,6 +1,7 @@
 #include "simulator/economics/run_monte_carlo.hpp"
 
 #include "simulator/economics/expected_run.hpp"
+#include "simulator/economics/step_time_uncertainty.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -206,27 +207,48 @@ double failure_free_hours(const RunInputs& in) {
          3600.0;
 }
 
-RunOutcome simulate_run(const RunInputs& in) {
-  RunOutcome out;
-  out.failure_free_hours = failure_free_hours(in);
-  const int trials = in.interruptions.interrupts() ? std::max(in.trials, 1) : 1;
+namespace {
+
+// One stratum of the step-time multiplier: the run at that step time, and how its trials are drawn.
+struct Stratum {
+  RunInputs in;
+  double give_up_h = 0.0;
+  std::optional<PoissonPlan> poisson;  // empty: a replayed trace, event by event
+};
+
+Stratum stratum(const RunInputs& base, double multiplier) {
+  Stratum s{base, 0.0, std::nullopt};
+  s.in.step_seconds *= multiplier;
   // A history that never finishes (interruptions faster than checkpoints) is cut off here and
   // counted as missing any deadline.
-  const double give_up_h = std::max(100.0 * out.failure_free_hours, 24.0 * 365.0);
-  std::optional<PoissonPlan> poisson;
-  if (in.interruptions.memoryless()) {
-    poisson = poisson_plan(in);  // none is memoryless too: a walk with rate 0
-  } else if (PoissonPlan p = poisson_plan(in); p.interruptions > kWalkInterruptions) {
+  s.give_up_h = std::max(100.0 * failure_free_hours(s.in), 24.0 * 365.0);
+  if (s.in.interruptions.memoryless()) {
+    s.poisson = poisson_plan(s.in);  // none is memoryless too: a walk with rate 0
+  } else if (PoissonPlan p = poisson_plan(s.in); p.interruptions > kWalkInterruptions) {
     // A run that outlasts many passes of a replayed trace meets its events at the trace's mean rate
     // for the job: past kWalkInterruptions it is drawn as that Poisson process (segment by segment,
     // or one normal sum), so its cost does not grow with the run.
-    poisson = p;
+    s.poisson = p;
   }
+  return s;
+}
+
+}  // namespace
+
+RunOutcome simulate_run(const RunInputs& in) {
+  RunOutcome out;
+  out.failure_free_hours = failure_free_hours(in);
+  std::vector<Stratum> strata;
+  for (double m : step_time_multipliers(in.step_interval)) strata.push_back(stratum(in, m));
+  // Trial i runs in stratum i mod strata: every stratum equally often, whatever the thread count.
+  const int count = static_cast<int>(strata.size());
+  const int trials = in.interruptions.interrupts() ? std::max(in.trials, count) : count;
   std::vector<Trial> results(static_cast<std::size_t>(trials));
   tbb::parallel_for(tbb::blocked_range<int>(0, trials), [&](const tbb::blocked_range<int>& r) {
     for (int i = r.begin(); i != r.end(); ++i) {
+      const Stratum& s = strata[static_cast<std::size_t>(i % count)];
       TrialRng rng(splitmix64(in.seed ^ splitmix64(static_cast<std::uint64_t>(i))));
-      results[static_cast<std::size_t>(i)] = poisson ? poisson_trial(in, *poisson, give_up_h, rng) : replay_trial(in, give_up_h, rng);
+      results[static_cast<std::size_t>(i)] = s.poisson ? poisson_trial(s.in, *s.poisson, s.give_up_h, rng) : replay_trial(s.in, s.give_up_h, rng);
     }
   });
 

@@ -10,12 +10,16 @@
 
 #include "simulator/economics/checkpoint_plan.hpp"
 #include "simulator/economics/interruption_process.hpp"
+#include "simulator/spec/step_model_fit.hpp"
 
 namespace preflight {
 
 struct RunInputs {
   std::int64_t steps = 0;
-  double step_seconds = 0.0;
+  double step_seconds = 0.0;  // the prediction
+  // How far the real step time may be from it (measured over predicted; 80%): each trial's run takes
+  // a multiplier from it (step_time_uncertainty.hpp). A point ({1, 1}): the prediction is taken as exact.
+  StepTimeInterval step_interval;
   CheckpointPlan checkpoint;  // interval_steps 0: no checkpoints (an interruption restarts from scratch)
   double restart_seconds = 0.0;  // reprovision + warm-up; the checkpoint reload is added from the plan
   int nodes = 1;
@@ -46,7 +50,7 @@ struct RunOutcome {
   std::vector<int> hours_histogram;
   double histogram_start_hours = 0.0;
   double histogram_bin_hours = 0.0;
-  double failure_free_hours = 0.0;  // compute plus checkpoint stalls, no interruption
+  double failure_free_hours = 0.0;  // compute plus checkpoint stalls, no interruption, at the predicted step time
 };
 
 // Hours of one uninterrupted run: compute plus one stall per checkpoint taken.

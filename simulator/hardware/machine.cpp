@@ -4,6 +4,7 @@
 
 #include "simulator/hardware/framework_defaults.hpp"
 #include "simulator/hardware/host_defaults.hpp"
+#include "simulator/hardware/kernel_defaults.hpp"
 #include "simulator/hardware/kernel_efficiency.hpp"
 #include "simulator/spec/errors.hpp"
 
@@ -26,7 +27,7 @@ LinkBandwidths link_bandwidths(const NodeSpec& node) {
           node.intra_node_link != IntraNodeLink::pcie, node.gpus_per_node};
 }
 
-Machine::Machine(const NodeSpec& node, Precision precision, const CalibrationProfile* given)
+Machine::Machine(const NodeSpec& node, Precision precision, const CalibrationProfile* given, const StepModelFit* fit)
     : node_(&node),
       analytical_(link_bandwidths(node)),
       collectives_(describing(given, node) != nullptr ? given->collectives : kNoTables, &analytical_) {
@@ -34,6 +35,13 @@ Machine::Machine(const NodeSpec& node, Precision precision, const CalibrationPro
   try {
     peak_flops_ = preflight::peak_flops(node.gpu, precision);
     DeviceRates r = default_device_rates(node.gpu, precision);
+    if (fit != nullptr) {
+      // How close this generation's kernels come to their published best, as fitted; measured rates stay.
+      const double k = fit->kernels(node.gpu.architecture);
+      r.matmul.flops_per_second *= k;
+      r.half_matmul.flops_per_second *= k;
+      r.attention_peak_flops *= k;
+    }
     if (profile != nullptr) {
       r.matmul.measured = MatmulRates::from(profile->matmul, to_string(precision));
       r.half_matmul.measured = precision == Precision::fp8 ? MatmulRates::from(profile->matmul, to_string(Precision::bf16))
@@ -60,13 +68,34 @@ Machine::Machine(const NodeSpec& node, Precision precision, const CalibrationPro
   device_to_host_ = host_defaults::kHostLinkBytesPerSecond;
   cpu_adam_ = cpu_default;
   framework_ = framework_defaults::pytorch_eager();
+  fit_ = fit;
+  overlapped_compute_slowdown_ = fit != nullptr && fit->overlapped_compute_slowdown ? *fit->overlapped_compute_slowdown
+                                                                                     : kernel_defaults::kOverlappedComputeSlowdown;
   if (profile != nullptr) {
     host_to_device_ = measured_or(profile->host_device.h2d_pinned_bytes_per_second, host_to_device_);
     device_to_host_ = measured_or(profile->host_device.d2h_pinned_bytes_per_second, device_to_host_);
     cpu_adam_ = measured_or(profile->host.cpu_adam_params_per_second, cpu_adam_);
-    if (profile->framework) framework_ = *profile->framework;
+    if (profile->framework) {
+      framework_ = *profile->framework;
+      framework_measured_ = true;
+    }
     checkpoint_write_ = profile->host.checkpoint_write_bytes_per_second;
   }
+}
+
+FrameworkMeasurement Machine::framework(Framework stack) const {
+  if (framework_measured_ || fit_ == nullptr) return framework_;
+  const double k = fit_->host(stack);
+  FrameworkMeasurement f = framework_;
+  for (double* t : {&f.layer_forward_seconds, &f.layer_forward_no_grad_seconds, &f.layer_backward_seconds,
+                    &f.layer_backward_with_recompute_seconds, &f.head_forward_seconds, &f.head_backward_seconds}) {
+    *t *= k;
+  }
+  return f;
+}
+
+StepTimeInterval Machine::step_time_interval(Framework stack) const {
+  return fit_ != nullptr ? fit_->interval(stack, node_->gpu.architecture) : StepTimeInterval{};
 }
 
 const DeviceRates& Machine::rates() const {

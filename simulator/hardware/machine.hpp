@@ -18,6 +18,7 @@
 #include "simulator/spec/calibration_profile.hpp"
 #include "simulator/spec/errors.hpp"
 #include "simulator/spec/node_spec.hpp"
+#include "simulator/spec/step_model_fit.hpp"
 #include "simulator/spec/training_job.hpp"
 
 namespace preflight {
@@ -28,8 +29,10 @@ LinkBandwidths link_bandwidths(const NodeSpec& node);
 class Machine {
  public:
   // `profile`: applied when it describes this node's GPU (`machine.gpu`), ignored otherwise.
-  Machine(const NodeSpec& node, Precision precision, const CalibrationProfile* profile = nullptr);
-  Machine(NodeSpec&&, Precision, const CalibrationProfile* = nullptr) = delete;  // would dangle
+  // `fit`: the fitted factors of the named defaults (what a profile measured stays measured).
+  Machine(const NodeSpec& node, Precision precision, const CalibrationProfile* profile = nullptr,
+          const StepModelFit* fit = nullptr);
+  Machine(NodeSpec&&, Precision, const CalibrationProfile* = nullptr, const StepModelFit* = nullptr) = delete;  // would dangle
   Machine(const Machine&) = delete;
   Machine& operator=(const Machine&) = delete;
 
@@ -50,7 +53,13 @@ class Machine {
   double host_to_device_bytes_per_second() const { return host_to_device_; }
   double device_to_host_bytes_per_second() const { return device_to_host_; }
   double cpu_adam_params_per_second() const { return cpu_adam_; }
-  const FrameworkMeasurement& framework() const { return framework_; }
+  // The host time of a stack's passes: the profile's measurement, else the eager-PyTorch figures
+  // scaled by the fit for that stack.
+  FrameworkMeasurement framework(Framework stack) const;
+  // How much slower compute runs while collectives overlap it (the fit's, else the published average).
+  double overlapped_compute_slowdown() const { return overlapped_compute_slowdown_; }
+  // The 80% interval of the step time for a stack on this GPU, as multipliers (1-1 without a fit).
+  StepTimeInterval step_time_interval(Framework stack) const;
   // Measured checkpoint write bandwidth per node; empty: the storage's named default applies.
   std::optional<double> checkpoint_write_bytes_per_second() const { return checkpoint_write_; }
 
@@ -66,6 +75,9 @@ class Machine {
   double device_to_host_ = 0.0;
   double cpu_adam_ = 0.0;
   FrameworkMeasurement framework_;
+  bool framework_measured_ = false;
+  double overlapped_compute_slowdown_ = 0.0;
+  const StepModelFit* fit_ = nullptr;
   std::optional<double> checkpoint_write_;
 };
 

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "simulator/spec/calibration_profile.hpp"
 #include "simulator/step/graph_writer.hpp"
@@ -14,7 +15,7 @@ namespace preflight {
 
 class HostDispatch {
  public:
-  HostDispatch(GraphWriter& graph, const FrameworkMeasurement& framework) : g_(graph), framework_(framework) {}
+  HostDispatch(GraphWriter& graph, FrameworkMeasurement framework) : g_(graph), framework_(std::move(framework)) {}
 
   const FrameworkMeasurement& framework() const { return framework_; }
 
@@ -28,7 +29,7 @@ class HostDispatch {
 
  private:
   GraphWriter& g_;
-  const FrameworkMeasurement& framework_;
+  FrameworkMeasurement framework_;
   std::optional<engine::TaskId> last_issue_;  // the host's program order
   std::optional<engine::TaskId> waits_for_;   // a synchronisation the next issue waits on
 };

@@ -11,7 +11,7 @@ StepGraph build_step_graph(const StepInputs& in) { return StepBuilder(in).build(
 StepBuilder::StepBuilder(const StepInputs& in)
     : c_(in),
       g_(c_.stages.tp, c_.stages.pp),
-      host_(g_, c_.machine.framework()),
+      host_(g_, c_.machine.framework(c_.config.framework)),
       tp_(c_, g_),
       pipeline_(c_, g_, host_, tp_),
       sharded_(c_, g_) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "simulator/hardware/kernel_defaults.hpp"
 #include "simulator/model/numeric_formats.hpp"
 
 namespace preflight {
@@ -51,8 +50,8 @@ StepContext::StepContext(const StepInputs& inputs)
            std::min(static_cast<int>(in.memory.shard_degree), std::max(1, gpus_per_node / stages.tp))};
 
   // The share of a layer's compute a collective overlaps, times the slowdown overlapped compute suffers.
-  const auto slowed = [](double comm, double compute) {
-    return compute > 0.0 ? 1.0 + kernel_defaults::kOverlappedComputeSlowdown * std::min(1.0, comm / compute) : 1.0;
+  const auto slowed = [this](double comm, double compute) {
+    return compute > 0.0 ? 1.0 + machine.overlapped_compute_slowdown() * std::min(1.0, comm / compute) : 1.0;
   };
   const double backward = layer.backward.seconds + recompute_seconds();
   if (scheme.stage == 3) {

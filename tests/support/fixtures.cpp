@@ -1,5 +1,6 @@
 #include "support/fixtures.hpp"
 
+#include "simulator/model/gpt_style_model.hpp"
 #include "simulator/spec/units.hpp"
 
 namespace preflight::test::fixtures {
@@ -36,25 +37,8 @@ ModelSpec llama_style(const char* id, std::int64_t hidden_size, std::int64_t num
 // attn_pdrop and resid_pdrop 0.1.
 ModelSpec gpt2_style(const std::string& id, std::int64_t n_embd, std::int64_t n_layer, std::int64_t n_head,
                      std::int64_t vocab_size, std::int64_t n_positions) {
-  ModelSpec m;
-  m.id = id;
-  m.hidden = n_embd;
-  m.layers = n_layer;
-  m.heads = m.kv_heads = n_head;
-  m.head_dim = n_embd / n_head;
-  m.intermediate = 4 * n_embd;
-  m.vocab = vocab_size;
-  m.max_seq_len = n_positions;
-  m.tied_embeddings = true;
-  m.learned_positions = true;
-  m.mlp = MlpKind::plain;
-  m.norm = NormKind::layer;
-  m.qkv_bias = m.o_bias = m.mlp_bias = true;
-  m.attention_dropout = 0.1;
-  m.hidden_dropout = 0.1;
-  return m;
+  return gpt_style_model(id, n_embd, n_layer, n_head, vocab_size, n_positions, 0.1);
 }
-
 
 // Models: the values of catalogs/models/<id>.json, which copies the Hugging Face config.json.
 

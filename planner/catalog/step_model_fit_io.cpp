@@ -1,0 +1,54 @@
+#include "planner/catalog/step_model_fit_io.hpp"
+
+#include "planner/io/json_reader.hpp"
+
+namespace preflight {
+
+namespace {
+
+using io::ObjectReader;
+
+StepTimeInterval read_interval(ObjectReader& r) {
+  StepTimeInterval in;
+  in.low = r.number("low", {0.01, 1.0});
+  in.high = r.number("high", {1.0, 100.0});
+  in.rows = static_cast<int>(r.integer("rows", 1, 1'000'000));
+  r.finish();
+  return in;
+}
+
+}  // namespace
+
+StepModelFit read_step_model_fit(const std::filesystem::path& file) {
+  const nlohmann::json doc = io::parse_file(file);
+  ObjectReader r(doc, file.string(), "$");
+  StepModelFit fit;
+  fit.source = r.string("source");
+  r.string("as_of");
+  r.string("data");
+  // The ranges the fitter searches (planner/validation/step_model_fitter.cpp).
+  ObjectReader kernels = r.object("kernel_efficiency");
+  for (const auto& [arch, name] : kGpuArchitectureNames) {
+    fit.kernel_efficiency[static_cast<std::size_t>(arch)] = kernels.number(name, {0.7, 1.1});
+  }
+  kernels.finish();
+  ObjectReader host = r.object("host_time");
+  for (const auto& [stack, name] : kFrameworkNames) fit.host_time[static_cast<std::size_t>(stack)] = host.number(name, {0.5, 4.0});
+  host.finish();
+  fit.overlapped_compute_slowdown = r.number("overlapped_compute_slowdown", {0.0, 0.4});
+  const nlohmann::json& intervals = r.raw("intervals");
+  if (!intervals.is_array()) r.fail("intervals", "a list of {framework, architecture, low, high, rows}");
+  for (std::size_t i = 0; i < intervals.size(); ++i) {
+    ObjectReader e(intervals[i], file.string(), "$.intervals[" + std::to_string(i) + "]");
+    const Framework f = e.enum_value("framework", kFrameworkNames);
+    const GpuArchitecture a = e.enum_value("architecture", kGpuArchitectureNames);
+    fit.intervals[static_cast<std::size_t>(f)][static_cast<std::size_t>(a)] = read_interval(e);
+  }
+  ObjectReader overall = r.object("overall_interval");
+  fit.overall_interval = read_interval(overall);
+  r.raw("parameters");  // provenance of each value (name, range, rows, datasets): for readers, not the model
+  r.finish();
+  return fit;
+}
+
+}  // namespace preflight

@@ -1,0 +1,161 @@
+#include "planner/report/validation_report.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "planner/text/markup_text.hpp"
+#include "planner/text/number_text.hpp"
+#include "planner/text/text_table.hpp"
+
+namespace preflight {
+
+namespace {
+
+using validation::DatasetResult;
+using validation::ErrorSummary;
+
+std::string signed_percent(double v) { return (v >= 0.0 ? "+" : "") + fixed(100.0 * v, 1) + "%"; }
+std::string plain_percent(double v) { return fixed(100.0 * v, 1) + "%"; }
+
+std::vector<std::string> summary_cells(const std::string& name, const ErrorSummary& s) {
+  return {name, std::to_string(s.rows), plain_percent(s.mean_absolute), signed_percent(s.mean_signed), plain_percent(s.worst),
+          std::to_string(s.predicted_out_of_memory)};
+}
+
+const std::vector<std::string> kSummaryHeader{"", "rows", "MAE", "mean signed", "worst", "predicted OOM"};
+
+std::vector<std::pair<std::string, const std::map<std::string, ErrorSummary>*>> groups(const DatasetResult& r) {
+  return {{"GPU", &r.by_gpu}, {"precision", &r.by_precision}, {"stack", &r.by_framework}, {"regime", &r.by_regime}};
+}
+
+nlohmann::ordered_json summary_json(const ErrorSummary& s) {
+  return {{"rows", s.rows},
+          {"mean_absolute_error", rounded(s.mean_absolute, 4)},
+          {"mean_signed_error", rounded(s.mean_signed, 4)},
+          {"worst", rounded(s.worst, 4)},
+          {"predicted_out_of_memory", s.predicted_out_of_memory}};
+}
+
+bool all_within(const std::vector<DatasetResult>& results) {
+  for (const DatasetResult& r : results) {
+    if (!r.within_tolerance()) return false;
+  }
+  return true;
+}
+
+std::string text(const std::vector<DatasetResult>& results, const std::string& fit) {
+  std::string out = "preflight validate: the simulator against published measurements\n";
+  out += "  errors are speed errors: + when the prediction is faster than the measurement\n";
+  out += "  fitted factors: " + (fit.empty() ? std::string("none (the physics alone)") : fit) + "\n\n";
+  TextTable t({"dataset", "rows", "MAE", "mean signed", "worst", "predicted OOM", "tolerance (MAE)", ""},
+              {TextTable::Align::left, TextTable::Align::right, TextTable::Align::right, TextTable::Align::right,
+               TextTable::Align::right, TextTable::Align::right, TextTable::Align::right, TextTable::Align::left});
+  for (const DatasetResult& r : results) {
+    std::vector<std::string> cells = summary_cells(r.dataset->name, r.all);
+    cells.push_back(plain_percent(r.dataset->mae_tolerance));
+    cells.push_back(r.within_tolerance() ? "ok" : "EXCEEDED");
+    t.add_row(cells);
+  }
+  out += t.render("  ");
+  for (const DatasetResult& r : results) {
+    out += "\n" + r.dataset->name + ": " + r.dataset->source + " (" + r.dataset->quantity + ")\n";
+    for (const auto& [label, group] : groups(r)) {
+      if (group->size() < 2) continue;
+      std::vector<std::string> header = kSummaryHeader;
+      header.front() = label;
+      TextTable g(header, {TextTable::Align::left, TextTable::Align::right, TextTable::Align::right, TextTable::Align::right,
+                           TextTable::Align::right, TextTable::Align::right});
+      for (const auto& [name, s] : *group) g.add_row(summary_cells(name, s));
+      out += g.render("  ");
+    }
+  }
+  out += all_within(results) ? "\nevery dataset within its tolerance\n" : "\nA DATASET EXCEEDS ITS TOLERANCE\n";
+  return out;
+}
+
+std::string json(const std::vector<DatasetResult>& results, const std::string& fit) {
+  nlohmann::ordered_json j;
+  j["error_sign"] = "+ when the prediction is faster than the measurement";
+  j["fit"] = fit.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(fit);
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const DatasetResult& r : results) {
+    nlohmann::ordered_json d;
+    d["name"] = r.dataset->name;
+    d["source"] = r.dataset->source;
+    d["quantity"] = r.dataset->quantity;
+    d["tolerance_mean_absolute_error"] = r.dataset->mae_tolerance;
+    d.update(summary_json(r.all));
+    d["within_tolerance"] = r.within_tolerance();
+    for (const auto& [label, group] : groups(r)) {
+      nlohmann::ordered_json g;
+      for (const auto& [name, s] : *group) g[name] = summary_json(s);
+      d[label == "GPU" ? "by_gpu" : label == "precision" ? "by_precision" : label == "stack" ? "by_framework" : "by_regime"] = g;
+    }
+    list.push_back(d);
+  }
+  j["datasets"] = list;
+  j["within_tolerance"] = all_within(results);
+  return j.dump(2) + "\n";
+}
+
+std::string markdown_row(const std::vector<std::string>& cells) {
+  std::string s = "|";
+  for (const std::string& c : cells) s += " " + markdown_text(c) + " |";
+  return s + "\n";
+}
+
+std::string markdown(const std::vector<DatasetResult>& results, const std::string& fit) {
+  std::string out = "# Validation against published measurements\n\n";
+  out += "Speed errors: + when the prediction is faster than the measurement. Fitted factors: " +
+         markdown_text(fit.empty() ? "none (the physics alone)" : fit) + ".\n\n";
+  out += markdown_row({"dataset", "rows", "MAE", "mean signed", "worst", "predicted OOM", "tolerance (MAE)", ""});
+  out += "|---|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const DatasetResult& r : results) {
+    std::vector<std::string> cells = summary_cells(r.dataset->name, r.all);
+    cells.push_back(plain_percent(r.dataset->mae_tolerance));
+    cells.push_back(r.within_tolerance() ? "ok" : "**exceeded**");
+    out += markdown_row(cells);
+  }
+  for (const DatasetResult& r : results) {
+    out += "\n## " + markdown_text(r.dataset->name) + "\n\n" + markdown_text(r.dataset->source) + "\n";
+    for (const auto& [label, group] : groups(r)) {
+      if (group->size() < 2) continue;
+      std::vector<std::string> header = kSummaryHeader;
+      header.front() = label;
+      out += "\n" + markdown_row(header) + "|---|---:|---:|---:|---:|---:|\n";
+      for (const auto& [name, s] : *group) out += markdown_row(summary_cells(name, s));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string validation_report(const std::string& format, const std::vector<DatasetResult>& results, const std::string& fit) {
+  if (format == "json") return json(results, fit);
+  if (format == "markdown") return markdown(results, fit);
+  return text(results, fit);
+}
+
+std::string fit_report_markdown(const validation::FitReport& report) {
+  std::string out = "# The step model's fitted factors\n\n";
+  out += "Written by `preflight validate --refit catalogs/fitted` (scripts/fit_step_model.sh) from the published "
+         "measurements in ../shared/validation. Each factor is fitted only to the rows it moves, within its range; "
+         "every dataset weighs the same. Errors are speed errors (+: predicted faster than measured).\n\n";
+  out += "| factor | value | range | rows | data |\n|---|---:|---|---:|---|\n";
+  for (const validation::FittedParameter& p : report.parameters) {
+    std::string data;
+    for (const std::string& d : p.datasets) data += (data.empty() ? "" : ", ") + d;
+    out += markdown_row({p.name, fixed(p.value, 3), "[" + fixed(p.low, 2) + ", " + fixed(p.high, 2) + "]", std::to_string(p.rows),
+                         data.empty() ? "none: left at the physics' own value" : data});
+  }
+  out += "\n| dataset | in-sample MAE / signed | fit without this dataset: MAE / signed | 5-fold held-out MAE / signed | 80% interval coverage (held-out) |\n";
+  out += "|---|---:|---:|---:|---:|\n";
+  const auto pair = [](const ErrorSummary& s) { return plain_percent(s.mean_absolute) + " / " + signed_percent(s.mean_signed); };
+  for (const validation::HeldOut& h : report.held_out) {
+    out += markdown_row({h.dataset, pair(h.in_sample), pair(h.without_dataset), pair(h.k_fold), plain_percent(h.interval_coverage)});
+  }
+  out += "\nHeld-out coverage of the 80% interval over every row: " + plain_percent(report.interval_coverage) + ".\n";
+  return out;
+}
+
+}  // namespace preflight

@@ -1,0 +1,23 @@
+#pragma once
+// `preflight validate`'s outputs: the simulator's error against every published dataset (rows, mean
+// absolute and signed error, worst, runs predicted out of memory, the dataset's tolerance), and by
+// GPU, precision, stack and regime; and `--refit`'s report of the fitted factors with their error on
+// data the fit did not see.
+
+#include <string>
+#include <vector>
+
+#include "planner/validation/step_model_fitter.hpp"
+#include "planner/validation/validation_results.hpp"
+
+namespace preflight {
+
+// `format`: table, json or markdown. `fit`: what the predictions were made under ("" : the physics alone).
+std::string validation_report(const std::string& format, const std::vector<validation::DatasetResult>& results,
+                              const std::string& fit);
+
+// Markdown: the fitted factors, their ranges and data, and the in-sample, leave-one-dataset-out and
+// five-fold errors with the 80% interval's held-out coverage.
+std::string fit_report_markdown(const validation::FitReport& report);
+
+}  // namespace preflight

@@ -1,0 +1,21 @@
+#include "planner/validation/datasets.hpp"
+
+namespace preflight::validation {
+
+std::filesystem::path default_data_dir() {
+  const std::filesystem::path beside(PREFLIGHT_VALIDATION_DATA);
+  if (std::filesystem::is_directory(beside)) return beside;
+  return std::filesystem::path(PREFLIGHT_INSTALLED_VALIDATION_DATA);
+}
+
+std::vector<Dataset> load_datasets(const std::filesystem::path& dir, const Catalog& catalog) {
+  std::vector<Dataset> out;
+  out.push_back(llm_foundry_dataset(dir, catalog));
+  out.push_back(vtrain_single_node_dataset(dir, catalog));
+  out.push_back(vtrain_multi_node_dataset(dir, catalog));
+  out.push_back(korthikanti_dataset(dir, catalog));
+  out.push_back(narayanan_dataset(dir, catalog));
+  return out;
+}
+
+}  // namespace preflight::validation

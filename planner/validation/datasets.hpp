@@ -1,0 +1,27 @@
+#pragma once
+// Every shipped set of published measurements, each row ready to simulate: llm-foundry's 201 MPT runs,
+// vTrain's 1,440 single-node and 109 multi-node Megatron-DeepSpeed iterations, Korthikanti et al.
+// 2022's iteration times and Narayanan et al. 2021's Table 1. The settings each publication states
+// (and what the tests assume where it is silent) are in the dataset's file.
+
+#include <filesystem>
+#include <vector>
+
+#include "planner/catalog/catalog.hpp"
+#include "planner/validation/validation_case.hpp"
+
+namespace preflight::validation {
+
+// The published measurements beside the checkout (../shared/validation), else an installed copy.
+std::filesystem::path default_data_dir();
+
+Dataset llm_foundry_dataset(const std::filesystem::path& data_dir, const Catalog& catalog);
+Dataset vtrain_single_node_dataset(const std::filesystem::path& data_dir, const Catalog& catalog);
+Dataset vtrain_multi_node_dataset(const std::filesystem::path& data_dir, const Catalog& catalog);
+Dataset korthikanti_dataset(const std::filesystem::path& data_dir, const Catalog& catalog);
+Dataset narayanan_dataset(const std::filesystem::path& data_dir, const Catalog& catalog);
+
+// All of them, in that order. Throws InputError naming a missing or malformed file.
+std::vector<Dataset> load_datasets(const std::filesystem::path& data_dir, const Catalog& catalog);
+
+}  // namespace preflight::validation

@@ -1,0 +1,271 @@
+#include "planner/validation/step_model_fitter.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+
+#include <tbb/parallel_for.h>
+
+#include "simulator/hardware/kernel_defaults.hpp"
+
+namespace preflight::validation {
+
+namespace {
+
+std::size_t index_of(GpuArchitecture a) { return static_cast<std::size_t>(a); }
+std::size_t index_of(Framework f) { return static_cast<std::size_t>(f); }
+
+// One open factor: its plausible range, its prior (the physics alone), where it lives in the fit, and
+// which rows it moves (only those inform it).
+struct Parameter {
+  std::string name;
+  double low, high, prior;
+  std::function<double&(StepModelFit&)> value;
+  std::function<bool(const ValidationCase&)> moves;
+};
+
+std::vector<Parameter> parameters() {
+  const auto kernels = [](GpuArchitecture a) {
+    return Parameter{"kernel_efficiency." + to_string(a), 0.7, 1.1, 1.0,
+                     [a](StepModelFit& f) -> double& { return f.kernel_efficiency[index_of(a)]; },
+                     [a](const ValidationCase& c) { return c.architecture == a; }};
+  };
+  const auto host = [](Framework s) {
+    // Host time per layer between half and four times the eager-PyTorch figures measured on the build
+    // machine (1.2 ms per layer forward and backward): more is a bug, not a fit.
+    return Parameter{"host_time." + to_string(s), 0.5, 4.0, 1.0,
+                     [s](StepModelFit& f) -> double& { return f.host_time[index_of(s)]; },
+                     [s](const ValidationCase& c) { return c.framework == s; }};
+  };
+  std::vector<Parameter> out;
+  for (const GpuArchitecture a : {GpuArchitecture::ampere, GpuArchitecture::hopper}) out.push_back(kernels(a));
+  for (const Framework s : {Framework::megatron, Framework::llm_foundry, Framework::transformers, Framework::torchtitan}) {
+    out.push_back(host(s));
+  }
+  out.push_back({"overlapped_compute_slowdown", 0.0, 0.4, kernel_defaults::kOverlappedComputeSlowdown,
+                 [](StepModelFit& f) -> double& {
+                   if (!f.overlapped_compute_slowdown) f.overlapped_compute_slowdown = kernel_defaults::kOverlappedComputeSlowdown;
+                   return *f.overlapped_compute_slowdown;
+                 },
+                 [](const ValidationCase& c) { return c.overlapped; }});
+  return out;
+}
+
+struct RowRef {
+  const ValidationCase* row;
+  double weight;  // every dataset weighs the same
+};
+
+using Included = std::function<bool(std::size_t dataset, std::size_t row)>;
+
+double log_ratio(const ValidationCase& c, const StepModelFit& fit) { return std::log(c.measured_seconds / c.predict(&fit).seconds); }
+
+// Sum of weighted squared log errors, rows in parallel, summed in order (the same at any thread count).
+double objective(const std::vector<RowRef>& rows, const StepModelFit& fit) {
+  std::vector<double> terms(rows.size());
+  tbb::parallel_for(std::size_t{0}, rows.size(), [&](std::size_t i) {
+    const double r = log_ratio(*rows[i].row, fit);
+    terms[i] = rows[i].weight * r * r;
+  });
+  double sum = 0.0;
+  for (double t : terms) sum += t;
+  return sum;
+}
+
+// Golden-section search of one parameter on the rows it moves; keeps the best value seen.
+void minimise(const Parameter& p, StepModelFit& fit, const std::vector<RowRef>& rows) {
+  constexpr double kInvPhi = 0.6180339887498949;
+  constexpr int kSteps = 16;  // the bracket shrinks to 0.05% of the range
+  double a = p.low, b = p.high;
+  double best = p.value(fit), best_cost = objective(rows, fit);
+  const auto cost_at = [&](double x) {
+    StepModelFit trial = fit;
+    p.value(trial) = x;
+    const double c = objective(rows, trial);
+    if (c < best_cost) {
+      best_cost = c;
+      best = x;
+    }
+    return c;
+  };
+  double x1 = b - kInvPhi * (b - a), x2 = a + kInvPhi * (b - a);
+  double f1 = cost_at(x1), f2 = cost_at(x2);
+  for (int i = 0; i < kSteps; ++i) {
+    if (f1 < f2) {
+      b = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = b - kInvPhi * (b - a);
+      f1 = cost_at(x1);
+    } else {
+      a = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = a + kInvPhi * (b - a);
+      f2 = cost_at(x2);
+    }
+  }
+  p.value(fit) = best;
+}
+
+struct FitOnRows {
+  StepModelFit fit;
+  std::vector<int> informing_rows;               // per parameter
+  std::vector<std::set<std::string>> datasets;   // per parameter
+};
+
+FitOnRows fit_on(const std::vector<Dataset>& datasets, const Included& included) {
+  const std::vector<Parameter> params = parameters();
+  FitOnRows out;
+  out.informing_rows.assign(params.size(), 0);
+  out.datasets.resize(params.size());
+  std::vector<std::vector<RowRef>> rows(params.size());
+  for (std::size_t d = 0; d < datasets.size(); ++d) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < datasets[d].cases.size(); ++i) n += included(d, i) ? 1 : 0;
+    for (std::size_t i = 0; i < datasets[d].cases.size(); ++i) {
+      if (!included(d, i)) continue;
+      const ValidationCase& c = datasets[d].cases[i];
+      for (std::size_t p = 0; p < params.size(); ++p) {
+        if (!params[p].moves(c)) continue;
+        rows[p].push_back({&c, 1.0 / static_cast<double>(n)});
+        ++out.informing_rows[p];
+        out.datasets[p].insert(datasets[d].name);
+      }
+    }
+  }
+  for (const Parameter& p : params) p.value(out.fit) = p.prior;
+  for (int sweep = 0; sweep < 2; ++sweep) {
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      if (!rows[p].empty()) minimise(params[p], out.fit, rows[p]);
+    }
+  }
+  return out;
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double at = q * static_cast<double>(v.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(std::floor(at));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (at - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+// The 10th and 90th percentiles of measured over predicted time, as multipliers.
+StepTimeInterval interval_of(const std::vector<double>& log_ratios) {
+  if (log_ratios.empty()) return {};
+  return {std::exp(quantile(log_ratios, 0.10)), std::exp(quantile(log_ratios, 0.90)), static_cast<int>(log_ratios.size())};
+}
+
+// A group of fewer rows than this takes the interval of all rows.
+constexpr std::size_t kIntervalRows = 20;
+
+struct HeldOutRow {
+  const ValidationCase* row;
+  std::size_t dataset;
+  int fold;
+  double log_ratio;  // measured over predicted, by the fit that did not see its fold
+};
+
+void set_intervals(StepModelFit& fit, const std::vector<const HeldOutRow*>& rows) {
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<double>> groups;
+  std::vector<double> all;
+  for (const HeldOutRow* r : rows) {
+    groups[{index_of(r->row->framework), index_of(r->row->architecture)}].push_back(r->log_ratio);
+    all.push_back(r->log_ratio);
+  }
+  for (auto& stack : fit.intervals) stack.fill({});
+  for (const auto& [key, ratios] : groups) {
+    if (ratios.size() >= kIntervalRows) fit.intervals[key.first][key.second] = interval_of(ratios);
+  }
+  fit.overall_interval = interval_of(all);
+}
+
+ErrorSummary summary_of(const std::vector<const HeldOutRow*>& rows) {
+  std::vector<RowResult> results;
+  for (const HeldOutRow* r : rows) results.push_back({r->row, r->row->measured_seconds / std::exp(r->log_ratio), std::nullopt});
+  std::vector<const RowResult*> refs;
+  for (const RowResult& r : results) refs.push_back(&r);
+  return summarize(refs);
+}
+
+}  // namespace
+
+FitReport fit_step_model(const std::vector<Dataset>& datasets) {
+  FitReport report;
+  const std::vector<Parameter> params = parameters();
+  const FitOnRows whole = fit_on(datasets, [](std::size_t, std::size_t) { return true; });
+  report.fit = whole.fit;
+  report.fit.source = "preflight validate --refit over " + std::to_string(datasets.size()) + " published datasets";
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    StepModelFit copy = whole.fit;
+    report.parameters.push_back({params[p].name, params[p].value(copy), params[p].low, params[p].high, whole.informing_rows[p],
+                                 std::vector<std::string>(whole.datasets[p].begin(), whole.datasets[p].end())});
+  }
+
+  // Five folds within every dataset: row i of each dataset in fold i mod 5.
+  std::vector<HeldOutRow> held;
+  for (int k = 0; k < kFolds; ++k) {
+    const FitOnRows fold = fit_on(datasets, [k](std::size_t, std::size_t i) { return static_cast<int>(i % kFolds) != k; });
+    for (std::size_t d = 0; d < datasets.size(); ++d) {
+      std::vector<std::size_t> rows;
+      for (std::size_t i = static_cast<std::size_t>(k); i < datasets[d].cases.size(); i += kFolds) rows.push_back(i);
+      std::vector<double> ratios(rows.size());
+      tbb::parallel_for(std::size_t{0}, rows.size(), [&](std::size_t j) { ratios[j] = log_ratio(datasets[d].cases[rows[j]], fold.fit); });
+      for (std::size_t j = 0; j < rows.size(); ++j) held.push_back({&datasets[d].cases[rows[j]], d, k, ratios[j]});
+    }
+  }
+  std::vector<const HeldOutRow*> all_held;
+  for (const HeldOutRow& h : held) all_held.push_back(&h);
+  set_intervals(report.fit, all_held);
+
+  // Coverage on held-out folds: the interval built from the other folds' residuals, tested on this one.
+  std::vector<bool> covered(held.size());
+  for (int k = 0; k < kFolds; ++k) {
+    std::vector<const HeldOutRow*> others;
+    for (const HeldOutRow& h : held) {
+      if (h.fold != k) others.push_back(&h);
+    }
+    StepModelFit intervals;
+    set_intervals(intervals, others);
+    for (std::size_t j = 0; j < held.size(); ++j) {
+      if (held[j].fold != k) continue;
+      const StepTimeInterval& in = intervals.interval(held[j].row->framework, held[j].row->architecture);
+      const double ratio = std::exp(held[j].log_ratio);
+      covered[j] = ratio >= in.low && ratio <= in.high;
+    }
+  }
+
+  const std::vector<DatasetResult> in_sample = evaluate_datasets(datasets, &report.fit);
+  int covered_rows = 0;
+  for (std::size_t d = 0; d < datasets.size(); ++d) {
+    HeldOut h;
+    h.dataset = datasets[d].name;
+    h.in_sample = in_sample[d].all;
+    const FitOnRows without = fit_on(datasets, [d](std::size_t dd, std::size_t) { return dd != d; });
+    std::vector<RowResult> rows(datasets[d].cases.size());
+    tbb::parallel_for(std::size_t{0}, rows.size(), [&](std::size_t i) {
+      rows[i] = {&datasets[d].cases[i], datasets[d].cases[i].predict(&without.fit).seconds, std::nullopt};
+    });
+    std::vector<const RowResult*> refs;
+    for (const RowResult& r : rows) refs.push_back(&r);
+    h.without_dataset = summarize(refs);
+    std::vector<const HeldOutRow*> mine;
+    int mine_covered = 0;
+    for (std::size_t j = 0; j < held.size(); ++j) {
+      if (held[j].dataset != d) continue;
+      mine.push_back(&held[j]);
+      mine_covered += covered[j] ? 1 : 0;
+    }
+    h.k_fold = summary_of(mine);
+    h.interval_coverage = mine.empty() ? 0.0 : static_cast<double>(mine_covered) / static_cast<double>(mine.size());
+    covered_rows += mine_covered;
+    report.held_out.push_back(h);
+  }
+  report.interval_coverage = held.empty() ? 0.0 : static_cast<double>(covered_rows) / static_cast<double>(held.size());
+  return report;
+}
+
+}  // namespace preflight::validation

@@ -1,0 +1,29 @@
+#pragma once
+// How wrong the predicted step time may be, carried into the run. The fit's 80% prediction interval
+// (measured over predicted step time, the 10th and 90th percentiles of held-out residuals:
+// simulator/spec/step_model_fit.hpp) is read as a log-normal multiplier: the error is one factor for
+// the whole run (a model that is 20% optimistic for a configuration is so on every step), not noise
+// that averages out over steps. The Monte Carlo samples it by strata: equal-probability slices of
+// the log-normal, each trial in one slice, so a seed gives the same numbers at any thread count and
+// the run's percentiles include the model's error however few trials there are.
+
+#include <vector>
+
+#include "simulator/spec/step_model_fit.hpp"
+
+namespace preflight {
+
+// Strata of the multiplier: enough that the 10th and 90th percentiles of a run without
+// interruptions fall within one slice (1%) of the interval's ends.
+inline constexpr int kStepTimeStrata = 100;
+
+// The multiplier at the middle (in probability) of each of `strata` equal slices, in increasing
+// order; {1} when the interval is a point (no fit, or no spread).
+std::vector<double> step_time_multipliers(const StepTimeInterval& interval, int strata = kStepTimeStrata);
+
+// The standard normal quantile (Acklam's rational approximation, relative error under 1.2e-9;
+// P. J. Acklam, "An algorithm for computing the inverse normal cumulative distribution function",
+// 2003), for p in (0, 1).
+double standard_normal_quantile(double p);
+
+}  // namespace preflight

@@ -1,0 +1,52 @@
+#pragma once
+// What the published figures leave open, fitted to published end-to-end measurements
+// (planner/validation/step_model_fitter.cpp writes it, catalogs/fitted/step_model.json ships it): how
+// close each GPU generation's real kernels come to their published best, each stack's host time per
+// layer against the eager-PyTorch figures measured on the build machine, and how much overlapping
+// collectives slow compute; and, from the fit's held-out residuals, how far a prediction may be off.
+// Every factor is 1 (the physics alone) unless the fit moved it, and stays in a range the fitter
+// enforces. A calibration profile measured on the training machine replaces what it measured.
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "simulator/spec/gpu_spec.hpp"
+#include "simulator/spec/software_stack.hpp"
+
+namespace preflight {
+
+inline constexpr std::size_t kArchitectureCount = kGpuArchitectureNames.size();
+inline constexpr std::size_t kFrameworkCount = kFrameworkNames.size();
+
+// Measured over predicted step time: the 10th and 90th percentiles of the held-out residuals, an
+// 80% prediction interval as multipliers of the predicted step time.
+struct StepTimeInterval {
+  double low = 1.0;
+  double high = 1.0;
+  int rows = 0;  // held-out rows it was read from (0: no data)
+};
+
+struct StepModelFit {
+  std::array<double, kArchitectureCount> kernel_efficiency;  // GEMM and attention rates x this
+  std::array<double, kFrameworkCount> host_time;              // the framework's host figures x this
+  std::optional<double> overlapped_compute_slowdown;          // empty: the published average
+  std::array<std::array<StepTimeInterval, kArchitectureCount>, kFrameworkCount> intervals{};
+  StepTimeInterval overall_interval;
+  std::string source;  // what produced it, and from which data
+
+  StepModelFit() {
+    kernel_efficiency.fill(1.0);
+    host_time.fill(1.0);
+  }
+
+  double kernels(GpuArchitecture a) const { return kernel_efficiency[static_cast<std::size_t>(a)]; }
+  double host(Framework f) const { return host_time[static_cast<std::size_t>(f)]; }
+  // The interval of this stack on this generation, else of all rows.
+  const StepTimeInterval& interval(Framework f, GpuArchitecture a) const {
+    const StepTimeInterval& own = intervals[static_cast<std::size_t>(f)][static_cast<std::size_t>(a)];
+    return own.rows > 0 ? own : overall_interval;
+  }
+};
+
+}  // namespace preflight
