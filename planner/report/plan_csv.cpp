@@ -18,7 +18,8 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
       "instance,nodes,gpus,tp,pp,sequence_parallel,interleave,sharding,offload_optimizer,offload_params,"
       "activation_checkpointing,micro_batch,grad_accum,"
       "pricing,usd_per_hour,peak_bytes,usable_bytes,step_seconds,mfu,failure_free_hours,expected_hours,expected_usd,"
-      "monte_carlo,hours_p50,hours_p90,usd_mean,usd_p90,p_meets_deadline,verdict,framework,attention_kernel\n";
+      "monte_carlo,hours_p50,hours_p90,usd_mean,usd_p90,p_meets_deadline,verdict,framework,attention_kernel,"
+      "step_seconds_low,step_seconds_high\n";
   for (const PlanEntry& e : p.screened) {
     const StrategyConfig& c = e.config();
     const RunOutcome& o = e.run.outcome;
@@ -33,7 +34,9 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
         fixed(o.failure_free_hours, 3), fixed(e.run.expected_hours, 3), fixed(e.expected_usd(), 2), mc ? "yes" : "no",
         optional_fixed(mc, o.hours.p50, 3), optional_fixed(mc, o.hours.p90, 3), optional_fixed(mc, o.usd.mean, 2),
         optional_fixed(mc, o.usd.p90, 2), optional_fixed(mc, o.p_meets_deadline, 4), to_string(e.verdict),
-        to_string(c.framework), to_string(e.evaluation.stack.attention)};
+        to_string(c.framework), to_string(e.evaluation.stack.attention),
+        fixed(e.evaluation.step->seconds() * e.evaluation.step_interval.low, 4),
+        fixed(e.evaluation.step->seconds() * e.evaluation.step_interval.high, 4)};
     for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
     out += "\n";
   }

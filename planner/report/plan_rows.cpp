@@ -17,10 +17,16 @@ std::string frameworks_text(const std::vector<Framework>& frameworks) {
   return s;
 }
 
+// "25.52 (22.7-30.6)": the step and its 80% interval; the step alone without a fit.
+std::string step_cell(double seconds, const StepTimeInterval& interval) {
+  if (interval.rows == 0) return fixed(seconds, 2);
+  return fixed(seconds, 2) + " (" + fixed(seconds * interval.low, 1) + "-" + fixed(seconds * interval.high, 1) + ")";
+}
+
 }  // namespace
 
 std::vector<std::string> plan_columns() {
-  return {"instance", "nodes", "GPUs", "strategy", "mb x acc", "pricing", "VRAM peak/cap", "step s",
+  return {"instance", "nodes", "GPUs", "strategy", "mb x acc", "pricing", "VRAM peak/cap", "step s (80%)",
           "MFU",      "hours p50/p90", "cost mean/p90", "P(deadline)"};
 }
 
@@ -36,7 +42,7 @@ std::vector<std::string> plan_row(const Scenario& s, const PlanEntry& e) {
           std::to_string(c.micro_batch) + " x " + std::to_string(c.grad_accum),
           to_string(c.pricing),
           fixed(m.peak_bytes / kGiB, 1) + "/" + fixed(m.capacity_bytes / kGiB, 0) + " GiB",
-          fixed(step.seconds(), 2),
+          step_cell(step.seconds(), e.evaluation.step_interval),
           share_text(step_mfu(step, *e.node, s.training())),
           fixed(o.hours.p50, 1) + "/" + fixed(o.hours.p90, 1),
           usd_text(o.usd.mean) + "/" + usd_text(o.usd.p90),

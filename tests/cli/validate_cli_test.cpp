@@ -84,5 +84,37 @@ TEST(CliStepInterval, ACatalogWithoutTheFitGivesPoints) {
   EXPECT_NE(json::parse(fitted.out).at("step").at("seconds").get<double>(), seconds);  // the fit moves the prediction
 }
 
+// A deadline inside the step's interval: a run the point prediction finishes in time (no
+// interruptions on demand, failure-free hours under the deadline) meets it only when the real step is
+// not slower than predicted by more than the 2% margin; P(deadline) says so, and `plan`, asked for 90%,
+// picks something faster than the config that would have passed on its point prediction.
+TEST(CliStepInterval, ADeadlineInsideTheIntervalLowersTheProbabilityAndMovesThePlan) {
+  const test::CliResult first = test::run_preflight("simulate " + kScenario + " --format json");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const double hours = json::parse(first.out).at("run").at("failure_free_hours").get<double>();
+  const fs::path dir = test::scratch_dir("deadline-in-interval");
+  json s = json::parse(test::read_text(kScenario));
+  s["constraints"]["deadline_hours"] = 1.02 * hours;
+  s["constraints"]["min_completion_probability"] = 0.9;
+  test::write_text(dir / "s.json", s.dump());
+  const test::CliResult r = test::run_preflight("simulate " + (dir / "s.json").string() + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json out = json::parse(r.out);
+  const json& run = out.at("run");
+  EXPECT_LT(run.at("failure_free_hours").get<double>(), 1.02 * hours);  // in time on the point prediction
+  EXPECT_GT(out.at("cost").at("p_meets_deadline").get<double>(), 0.2);
+  EXPECT_LT(out.at("cost").at("p_meets_deadline").get<double>(), 0.8);
+  EXPECT_GT(run.at("hours").at("p90").get<double>(), 1.02 * hours);
+
+  s.erase("config");
+  test::write_text(dir / "plan.json", s.dump());
+  const test::CliResult plan = test::run_preflight("plan " + (dir / "plan.json").string() + " --format json");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const json planned = json::parse(plan.out);
+  const json& best = planned.at("best");
+  EXPECT_GE(best.at("cost").at("p_meets_deadline").get<double>(), 0.9);
+  EXPECT_LT(best.at("run").at("hours").at("p90").get<double>(), 1.02 * hours);
+}
+
 }  // namespace
 }  // namespace preflight
