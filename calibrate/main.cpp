@@ -17,6 +17,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "calibrate/from_log.hpp"
 #include "calibrate/host/host_benchmarks.hpp"
 #if PREFLIGHT_WITH_GPU
 #include "calibrate/gpu/gpu_benchmarks.hpp"
@@ -45,6 +46,16 @@ std::string utc_now() {
   return text;
 }
 
+// The profile to `out`, whole or not at all; stdout when `out` is empty.
+void write_profile(const preflight::CalibrationProfile& p, const std::string& out) {
+  const std::string profile = preflight::io::calibration_profile_json(p).dump(2) + "\n";
+  if (out.empty()) {
+    preflight::io::write_standard_output(profile);
+  } else {
+    preflight::io::write_file_atomically(out, profile);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,12 +65,19 @@ int main(int argc, char** argv) {
   std::string checkpoint_dir = std::filesystem::temp_directory_path().string();
   bool quick = false;
   int gpus = 0;
+  preflight::calibrate::FromLogOptions from_log;
   app.add_option("--out", out, "Write the profile here (default: stdout)");
   app.add_option("--gpus", gpus, "Use this many GPUs and fail (exit 3) when fewer are visible; default: all visible, if any")
       ->check(CLI::Range(1, 4096));
   app.add_option("--gpu", gpu, "Catalog id of this machine's GPU (`preflight catalog gpus`): the profile applies to machines with it");
   app.add_option("--checkpoint-dir", checkpoint_dir, "Where to time checkpoint writes: the storage checkpoints will use");
   app.add_flag("--quick", quick, "Smaller buffers and fewer repetitions");
+  app.add_option("--from-log", from_log.log,
+                 "Instead of benchmarks: fit this machine's factors to a trial run's log (Megatron-LM, torchtitan, "
+                 "Hugging Face trainer_state.json or Trainer output); needs --scenario");
+  app.add_option("--scenario", from_log.scenario, "With --from-log: the scenario the trial ran");
+  app.add_option("--config", from_log.config, "With --from-log: the trial's config (default: the scenario's inline config)");
+  app.add_option("--catalog", from_log.catalog, "With --from-log: catalog folder (default: the bundled catalogs/)");
   app.set_version_flag("--version", PREFLIGHT_VERSION);
   try {
     app.parse(argc, argv);
@@ -68,6 +86,15 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.count("--out") != 0 && out.empty()) throw preflight::InputError("--out", "", "an empty path", "a file path");
+    if (!from_log.log.empty() || !from_log.scenario.empty()) {
+      if (from_log.log.empty() || from_log.scenario.empty()) {
+        throw preflight::InputError("--from-log", "", from_log.log.empty() ? "--scenario without --from-log" : "--from-log without --scenario",
+                                    "both: the trial's log and the scenario it ran");
+      }
+      from_log.measured_at = utc_now();
+      write_profile(preflight::calibrate::profile_from_log(from_log, std::cerr), out);
+      return 0;
+    }
     if (!gpu.empty()) {
       const preflight::Catalog catalog = preflight::Catalog::load(preflight::Catalog::default_dir());
       if (catalog.find_gpu(gpu) == nullptr) {
@@ -116,12 +143,7 @@ int main(int argc, char** argv) {
     std::cerr << "preflight-calibrate: measuring host memory, CPU AdamW and checkpoint bandwidth"
               << (quick ? " (quick)" : "") << "...\n";
     p.host = preflight::calibrate::measure_host({quick, checkpoint_dir});
-    const std::string profile = preflight::io::calibration_profile_json(p).dump(2) + "\n";
-    if (out.empty()) {
-      preflight::io::write_standard_output(profile);
-    } else {
-      preflight::io::write_file_atomically(out, profile);
-    }
+    write_profile(p, out);
     return 0;
   } catch (const preflight::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";

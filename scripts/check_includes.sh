@@ -31,8 +31,9 @@ declare -A may_include=(
   [planner/sweep]="simulator/ planner/io/ planner/catalog/ planner/scenario/ planner/text/ planner/run/ planner/search/ planner/sweep/"
   [planner/report]="simulator/ planner/io/ planner/catalog/ planner/scenario/ planner/text/ planner/run/ planner/check/ planner/search/ planner/sweep/ planner/validation/ planner/report/"
   [planner/validation]="simulator/ planner/io/ planner/catalog/ planner/validation/"
+  [planner/trial]="simulator/ planner/io/ planner/catalog/ planner/scenario/ planner/text/ planner/trial/"
   [planner/cli]="simulator/ planner/"
-  [calibrate]="simulator/spec/ planner/io/ planner/catalog/ calibrate/"
+  [calibrate]="simulator/spec/ planner/io/ planner/catalog/ planner/scenario/ planner/trial/ planner/text/ calibrate/"
   [bench]="simulator/ planner/"
   # Tests: a unit test reaches its floor and what is below it, nothing of the planner.
   [tests/unit/model]="$sim support/"

@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 harnesses=(scenario config hf_config catalog calibration_profile nccl_tests_csv
-           spot_trace_bamboo spot_trace_gcloud spot_trace_parcae sweep)
+           spot_trace_bamboo spot_trace_gcloud spot_trace_parcae sweep training_log)
 seconds=45 seconds_given=0 runs="" jobs=1 only="" fresh=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -89,6 +89,7 @@ seed_all() {
   seed spot_trace_gcloud "$shared"/spot_traces/uclasystem_bamboo/gcloud/* tests/fuzz/seeds/spot_trace_gcloud/*
   seed spot_trace_parcae "$shared"/spot_traces/JF-D_Parcae/* tests/fuzz/seeds/spot_trace_parcae/*
   seed sweep tests/golden/sweep.json tests/fuzz/seeds/sweep/*
+  seed training_log examples/trial/*.log examples/trial/*.json
 }
 seed_all
 
@@ -131,7 +132,7 @@ failed=0
 running=0
 for name in "${harnesses[@]}"; do
   if [ ! -x "$build/tests/fuzz/${name}_fuzzer" ]; then
-    echo "fuzz.sh: no harness $name (one of: scenario config hf_config catalog calibration_profile nccl_tests_csv spot_trace_bamboo spot_trace_gcloud spot_trace_parcae sweep)" >&2
+    echo "fuzz.sh: no harness $name (one of: scenario config hf_config catalog calibration_profile nccl_tests_csv spot_trace_bamboo spot_trace_gcloud spot_trace_parcae sweep training_log)" >&2
     exit 2
   fi
   run "$name" &

@@ -155,7 +155,7 @@ fs::path Catalog::default_dir() {
   return PREFLIGHT_CATALOG_DIR;
 }
 
-Catalog Catalog::load(const fs::path& dir) {
+Catalog Catalog::load(const fs::path& dir, bool with_fit) {
   Catalog c;
   c.dir_ = dir;
   const fs::path gpus_file = dir / "gpus.json";
@@ -168,7 +168,7 @@ Catalog Catalog::load(const fs::path& dir) {
     c.gpus_.push_back(read_gpu(list[i], gpus_file.string(), "$.gpus[" + std::to_string(i) + "]"));
   }
 
-  if (const fs::path fit = dir / "fitted" / "step_model.json"; fs::exists(fit)) c.step_model_fit_ = read_step_model_fit(fit);
+  if (const fs::path fit = dir / "fitted" / "step_model.json"; with_fit && fs::exists(fit)) c.step_model_fit_ = read_step_model_fit(fit);
 
   std::vector<fs::path> files;
   if (!fs::is_directory(dir / "instances")) {

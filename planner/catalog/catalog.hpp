@@ -35,9 +35,13 @@ class Catalog {
  public:
   // The folder given, else $PREFLIGHT_CATALOG_DIR, else the source tree's catalogs/.
   static std::filesystem::path default_dir();
-  static Catalog load(const std::filesystem::path& dir);
+  // `with_fit` false: without fitted/step_model.json (what a refit replaces, so an outdated or
+  // broken one never stops the refit that would mend it).
+  static Catalog load(const std::filesystem::path& dir, bool with_fit = true);
   // `dir` as given on the command line; empty means default_dir().
-  static Catalog load_option(const std::string& dir) { return load(dir.empty() ? default_dir() : std::filesystem::path(dir)); }
+  static Catalog load_option(const std::string& dir, bool with_fit = true) {
+    return load(dir.empty() ? default_dir() : std::filesystem::path(dir), with_fit);
+  }
 
   const std::filesystem::path& dir() const { return dir_; }
   const std::vector<GpuSpec>& gpus() const { return gpus_; }

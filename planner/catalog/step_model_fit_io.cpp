@@ -44,8 +44,10 @@ StepModelFit read_step_model_fit(const std::filesystem::path& file) {
     const GpuArchitecture a = e.enum_value("architecture", kGpuArchitectureNames);
     fit.intervals[static_cast<std::size_t>(f)][static_cast<std::size_t>(a)] = read_interval(e);
   }
-  ObjectReader overall = r.object("overall_interval");
-  fit.overall_interval = read_interval(overall);
+  ObjectReader unseen = r.object("unseen_interval");
+  fit.unseen_interval = read_interval(unseen);
+  ObjectReader calibrated = r.object("calibrated_interval");
+  fit.calibrated_interval = read_interval(calibrated);
   r.raw("parameters");  // provenance of each value (name, range, rows, datasets): for readers, not the model
   r.finish();
   return fit;

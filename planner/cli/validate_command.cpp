@@ -28,7 +28,7 @@ struct ValidateOptions {
 };
 
 int run_validate(const ValidateOptions& options, std::ostream& out, std::ostream&) {
-  const Catalog catalog = Catalog::load_option(options.catalog);
+  const Catalog catalog = Catalog::load_option(options.catalog, !options.physics && options.refit.empty());
   const std::filesystem::path data = options.data.empty() ? validation::default_data_dir() : std::filesystem::path(options.data);
   if (!std::filesystem::is_directory(data)) {
     throw InputError(data.string(), "--data", "no such folder", "the folder of published measurements (../shared/validation)");

@@ -118,6 +118,25 @@ void read_framework(ObjectReader& r, CalibrationProfile& p) {
   p.framework = m;
 }
 
+void read_step_model(ObjectReader& r, CalibrationProfile& p) {
+  std::optional<ObjectReader> s = r.optional_object("step_model");
+  if (!s) return;
+  // The fitter's own ranges (planner/trial/trial_fit.hpp).
+  TrialStepModel m;
+  m.framework = s->enum_value("framework", kFrameworkNames);
+  m.kernel_efficiency = s->number("kernel_efficiency", {0.3, 1.5, false, "(a factor on the published kernel rates)"});
+  m.host_time = s->number("host_time", {0.25, 8.0, false, "(a factor on the host figures)"});
+  const nlohmann::json& interval = s->raw("interval");
+  const std::string at = s->path() + ".interval";
+  if (!interval.is_array() || interval.size() != 2) throw InputError(s->file(), at, describe(interval), "[low, high] multipliers of the step time");
+  m.interval.low = checked_number(interval[0], {0.1, 1.0, false, "(low multiplier)"}, s->file(), at + "[0]");
+  m.interval.high = checked_number(interval[1], {1.0, 10.0, false, "(high multiplier)"}, s->file(), at + "[1]");
+  m.interval.rows = m.interval.high > m.interval.low ? 1 : 0;
+  m.source = s->string("source");
+  s->finish();
+  p.step_model = m;
+}
+
 }  // namespace
 
 CalibrationProfile parse_calibration_profile(const nlohmann::json& json, const std::string& file) {
@@ -142,6 +161,7 @@ CalibrationProfile parse_calibration_profile(const nlohmann::json& json, const s
     read_gpu_bandwidths(r, p);
     read_host(r, p);
     read_framework(r, p);
+    read_step_model(r, p);
   }
   if (r.has("collectives")) {
     const nlohmann::json& list = r.raw("collectives");
@@ -206,6 +226,14 @@ nlohmann::ordered_json calibration_profile_json(const CalibrationProfile& p) {
                       {"head_forward_us", f.head_forward_seconds * 1e6},
                       {"head_backward_us", f.head_backward_seconds * 1e6},
                       {"source", f.source}};
+  }
+  if (p.step_model) {
+    const TrialStepModel& m = *p.step_model;
+    j["step_model"] = {{"framework", to_string(m.framework)},
+                       {"kernel_efficiency", m.kernel_efficiency},
+                       {"host_time", m.host_time},
+                       {"interval", {m.interval.low, m.interval.high}},
+                       {"source", m.source}};
   }
   nlohmann::ordered_json tables = nlohmann::ordered_json::array();
   for (const CollectiveTable& t : p.collectives) {

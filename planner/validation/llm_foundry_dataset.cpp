@@ -71,6 +71,7 @@ Dataset llm_foundry_dataset(const std::filesystem::path& dir, const Catalog& cat
     c.precision = job.precision;
     c.framework = Framework::llm_foundry;
     c.regime = row.text("table");
+    c.model = model_shape(*run);
     c.overlapped = true;
     c.measured_seconds = 1.0 / row.number("measured_tps_per_gpu");
     c.predict = [run, tokens](const StepModelFit* fit) {

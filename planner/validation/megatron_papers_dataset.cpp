@@ -53,6 +53,7 @@ ValidationCase megatron_case(std::string id, std::string regime, const NodeSpec&
   c.precision = Precision::fp16;
   c.framework = Framework::megatron;
   c.regime = std::move(regime);
+  c.model = model_shape(*run);
   c.measured_seconds = measured;
   c.predict = [run](const StepModelFit* fit) { return simulate_run(*run, fit); };
   return c;

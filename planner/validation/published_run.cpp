@@ -6,6 +6,11 @@
 
 namespace preflight::validation {
 
+std::string model_shape(const PublishedRun& run) {
+  const ModelSpec& m = run.workload->model();
+  return std::to_string(m.hidden) + "x" + std::to_string(m.layers);
+}
+
 void place_on(PublishedRun& run, const NodeSpec& node, int gpus) {
   run.node = node;
   run.config.instance = node.id;

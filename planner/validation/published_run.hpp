@@ -16,6 +16,10 @@
 
 namespace preflight::validation {
 
+struct PublishedRun;
+// "4096x32": the run's model as hidden size x layers.
+std::string model_shape(const PublishedRun& run);
+
 struct PublishedRun {
   std::unique_ptr<const Workload> workload;
   NodeSpec node;

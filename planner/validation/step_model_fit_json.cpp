@@ -38,7 +38,8 @@ nlohmann::ordered_json step_model_fit_json(const FitReport& report, const std::s
     }
   }
   j["intervals"] = intervals;
-  j["overall_interval"] = interval_json(f.overall_interval);
+  j["unseen_interval"] = interval_json(f.unseen_interval);
+  j["calibrated_interval"] = interval_json(f.calibrated_interval);
   nlohmann::ordered_json params = nlohmann::ordered_json::array();
   for (const FittedParameter& p : report.parameters) {
     params.push_back({{"name", p.name},

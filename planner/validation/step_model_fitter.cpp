@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <tbb/parallel_for.h>
 
@@ -159,6 +160,30 @@ StepTimeInterval interval_of(const std::vector<double>& log_ratios) {
   return {std::exp(quantile(log_ratios, 0.10)), std::exp(quantile(log_ratios, 0.90)), static_cast<int>(log_ratios.size())};
 }
 
+// The 10th and 90th percentiles of log ratios drawn from several sources, each source weighing the
+// same however many rows it has (values within a source weigh alike).
+StepTimeInterval equally_weighted_interval(const std::vector<std::vector<double>>& by_source) {
+  std::vector<std::pair<double, double>> weighted;
+  int rows = 0;
+  for (const std::vector<double>& source : by_source) {
+    for (double v : source) weighted.push_back({v, 1.0 / static_cast<double>(source.size())});
+    rows += static_cast<int>(source.size());
+  }
+  if (weighted.empty()) return {};
+  std::sort(weighted.begin(), weighted.end());
+  double total = 0.0;
+  for (const auto& w : weighted) total += w.second;
+  const auto at = [&](double q) {
+    double cumulative = 0.0;
+    for (const auto& [value, weight] : weighted) {
+      cumulative += weight;
+      if (cumulative >= q * total) return value;
+    }
+    return weighted.back().first;
+  };
+  return {std::exp(at(0.10)), std::exp(at(0.90)), rows};
+}
+
 // A group of fewer rows than this takes the interval of all rows.
 constexpr std::size_t kIntervalRows = 20;
 
@@ -171,16 +196,37 @@ struct HeldOutRow {
 
 void set_intervals(StepModelFit& fit, const std::vector<const HeldOutRow*>& rows) {
   std::map<std::pair<std::size_t, std::size_t>, std::vector<double>> groups;
-  std::vector<double> all;
-  for (const HeldOutRow* r : rows) {
-    groups[{index_of(r->row->framework), index_of(r->row->architecture)}].push_back(r->log_ratio);
-    all.push_back(r->log_ratio);
-  }
+  for (const HeldOutRow* r : rows) groups[{index_of(r->row->framework), index_of(r->row->architecture)}].push_back(r->log_ratio);
   for (auto& stack : fit.intervals) stack.fill({});
   for (const auto& [key, ratios] : groups) {
     if (ratios.size() >= kIntervalRows) fit.intervals[key.first][key.second] = interval_of(ratios);
   }
-  fit.overall_interval = interval_of(all);
+}
+
+// Calibrating on row j of a group (same source, GPU, precision, stack and model: a trial of the
+// model to be trained, on the machine it will run on) scales the group's predictions by j's measured
+// over predicted; row i (another layout, batch, sequence or node count) is then off by
+// exp(r_i - r_j). Every ordered pair of every group, each group thinned to at most kCalibrationRows
+// (every k-th row) so no source outweighs the others by its size alone.
+constexpr std::size_t kCalibrationRows = 200;
+
+std::vector<double> calibrated_log_errors(const std::vector<const HeldOutRow*>& rows) {
+  std::map<std::tuple<std::size_t, std::string, Precision, Framework, std::string>, std::vector<double>> groups;
+  for (const HeldOutRow* r : rows) {
+    groups[{r->dataset, r->row->gpu, r->row->precision, r->row->framework, r->row->model}].push_back(r->log_ratio);
+  }
+  std::vector<double> differences;
+  for (const auto& [key, all] : groups) {
+    const std::size_t stride = (all.size() + kCalibrationRows - 1) / kCalibrationRows;
+    std::vector<double> g;
+    for (std::size_t i = 0; i < all.size(); i += stride) g.push_back(all[i]);
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      for (std::size_t j = 0; j < g.size(); ++j) {
+        if (i != j) differences.push_back(g[i] - g[j]);
+      }
+    }
+  }
+  return differences;
 }
 
 ErrorSummary summary_of(const std::vector<const HeldOutRow*>& rows) {
@@ -221,25 +267,10 @@ FitReport fit_step_model(const std::vector<Dataset>& datasets) {
   for (const HeldOutRow& h : held) all_held.push_back(&h);
   set_intervals(report.fit, all_held);
 
-  // Coverage on held-out folds: the interval built from the other folds' residuals, tested on this one.
-  std::vector<bool> covered(held.size());
-  for (int k = 0; k < kFolds; ++k) {
-    std::vector<const HeldOutRow*> others;
-    for (const HeldOutRow& h : held) {
-      if (h.fold != k) others.push_back(&h);
-    }
-    StepModelFit intervals;
-    set_intervals(intervals, others);
-    for (std::size_t j = 0; j < held.size(); ++j) {
-      if (held[j].fold != k) continue;
-      const StepTimeInterval& in = intervals.interval(held[j].row->framework, held[j].row->architecture);
-      const double ratio = std::exp(held[j].log_ratio);
-      covered[j] = ratio >= in.low && ratio <= in.high;
-    }
-  }
-
+  // Leave one dataset out: each source under the fit that never saw it, then calibrated on one
+  // other row of the same model (a trial run, as `preflight-calibrate --from-log` uses one).
   const std::vector<DatasetResult> in_sample = evaluate_datasets(datasets, &report.fit);
-  int covered_rows = 0;
+  std::vector<std::vector<double>> unseen_by_source, calibrated_by_source;
   for (std::size_t d = 0; d < datasets.size(); ++d) {
     HeldOut h;
     h.dataset = datasets[d].name;
@@ -250,8 +281,50 @@ FitReport fit_step_model(const std::vector<Dataset>& datasets) {
       rows[i] = {&datasets[d].cases[i], datasets[d].cases[i].predict(&without.fit).seconds, std::nullopt};
     });
     std::vector<const RowResult*> refs;
-    for (const RowResult& r : rows) refs.push_back(&r);
+    std::vector<HeldOutRow> unseen;
+    for (const RowResult& r : rows) {
+      refs.push_back(&r);
+      unseen.push_back({r.row, d, 0, std::log(r.row->measured_seconds / r.predicted_seconds)});
+    }
     h.without_dataset = summarize(refs);
+    std::vector<const HeldOutRow*> unseen_refs;
+    unseen_by_source.emplace_back();
+    for (const HeldOutRow& u : unseen) {
+      unseen_refs.push_back(&u);
+      unseen_by_source.back().push_back(u.log_ratio);
+    }
+    const std::vector<double> calibrated = calibrated_log_errors(unseen_refs);
+    double sum = 0.0;
+    for (double e : calibrated) sum += std::abs(std::exp(e) - 1.0);
+    h.without_dataset_calibrated_mae = calibrated.empty() ? std::nullopt : std::optional<double>(sum / static_cast<double>(calibrated.size()));
+    if (!calibrated.empty()) calibrated_by_source.push_back(calibrated);
+    report.held_out.push_back(h);
+  }
+  // A stack or GPU generation without rows of its own is a source the fit never saw: its interval is
+  // that of every source's rows under the fit without it; calibrated on one trial of the same model
+  // (a profile's step_model), what the pairs of such rows leave. Each source weighs the same.
+  report.fit.unseen_interval = equally_weighted_interval(unseen_by_source);
+  report.fit.calibrated_interval = equally_weighted_interval(calibrated_by_source);
+
+  // Coverage on held-out folds: the intervals built from the other folds' residuals, tested on this one.
+  std::vector<bool> covered(held.size());
+  for (int k = 0; k < kFolds; ++k) {
+    std::vector<const HeldOutRow*> others;
+    for (const HeldOutRow& h : held) {
+      if (h.fold != k) others.push_back(&h);
+    }
+    StepModelFit intervals;
+    set_intervals(intervals, others);
+    intervals.unseen_interval = report.fit.unseen_interval;
+    for (std::size_t j = 0; j < held.size(); ++j) {
+      if (held[j].fold != k) continue;
+      const StepTimeInterval& in = intervals.interval(held[j].row->framework, held[j].row->architecture);
+      const double ratio = std::exp(held[j].log_ratio);
+      covered[j] = ratio >= in.low && ratio <= in.high;
+    }
+  }
+  int covered_rows = 0;
+  for (std::size_t d = 0; d < datasets.size(); ++d) {
     std::vector<const HeldOutRow*> mine;
     int mine_covered = 0;
     for (std::size_t j = 0; j < held.size(); ++j) {
@@ -259,10 +332,10 @@ FitReport fit_step_model(const std::vector<Dataset>& datasets) {
       mine.push_back(&held[j]);
       mine_covered += covered[j] ? 1 : 0;
     }
+    HeldOut& h = report.held_out[d];
     h.k_fold = summary_of(mine);
     h.interval_coverage = mine.empty() ? 0.0 : static_cast<double>(mine_covered) / static_cast<double>(mine.size());
     covered_rows += mine_covered;
-    report.held_out.push_back(h);
   }
   report.interval_coverage = held.empty() ? 0.0 : static_cast<double>(covered_rows) / static_cast<double>(held.size());
   return report;

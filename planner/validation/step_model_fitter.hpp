@@ -7,6 +7,7 @@
 // see: leave one dataset out, and five folds within every dataset; and from the folds' held-out
 // residuals the 80% prediction intervals, whose coverage is itself checked on held-out folds.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct HeldOut {
   ErrorSummary in_sample;        // under the fit over all data
   ErrorSummary without_dataset;  // under the fit that never saw this dataset
   ErrorSummary k_fold;           // each row under the fit that did not see its fold
+  // Under the fit that never saw this dataset, then calibrated on one other row of the same model
+  // (what `preflight-calibrate --from-log` does with a trial): mean absolute error over those pairs.
+  std::optional<double> without_dataset_calibrated_mae;  // empty: no model with two rows
   double interval_coverage = 0.0;  // share of rows inside the 80% interval built from the other folds
 };
 

@@ -68,6 +68,7 @@ Dataset vtrain(const std::string& name, const std::filesystem::path& file, const
     c.precision = job.precision;
     c.framework = Framework::megatron;
     c.regime = "tp=" + std::to_string(layout.tp) + " pp=" + std::to_string(layout.pp);
+    c.model = model_shape(*run);
     c.measured_seconds = row.number("iteration time (ms)") / 1e3;
     c.predict = [run](const StepModelFit* fit) { return simulate_run(*run, fit); };
     d.cases.push_back(std::move(c));

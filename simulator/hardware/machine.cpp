@@ -32,6 +32,15 @@ Machine::Machine(const NodeSpec& node, Precision precision, const CalibrationPro
       analytical_(link_bandwidths(node)),
       collectives_(describing(given, node) != nullptr ? given->collectives : kNoTables, &analytical_) {
   const CalibrationProfile* profile = describing(given, node);
+  if (profile != nullptr && profile->step_model) {
+    // Factors fitted to a trial on this machine replace the catalog's for its GPU and stack.
+    const TrialStepModel& t = *profile->step_model;
+    own_fit_ = fit != nullptr ? *fit : StepModelFit{};
+    own_fit_->kernel_efficiency[static_cast<std::size_t>(node.gpu.architecture)] = t.kernel_efficiency;
+    own_fit_->host_time[static_cast<std::size_t>(t.framework)] = t.host_time;
+    own_fit_->intervals[static_cast<std::size_t>(t.framework)][static_cast<std::size_t>(node.gpu.architecture)] = t.interval;
+    fit = &*own_fit_;
+  }
   try {
     peak_flops_ = preflight::peak_flops(node.gpu, precision);
     DeviceRates r = default_device_rates(node.gpu, precision);

@@ -78,6 +78,7 @@ class Machine {
   bool framework_measured_ = false;
   double overlapped_compute_slowdown_ = 0.0;
   const StepModelFit* fit_ = nullptr;
+  std::optional<StepModelFit> own_fit_;  // the catalog's fit with a profile's trial factors (fit_ points here then)
   std::optional<double> checkpoint_write_;
 };
 

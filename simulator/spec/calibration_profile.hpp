@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "simulator/spec/collective_table.hpp"
+#include "simulator/spec/software_stack.hpp"
+#include "simulator/spec/step_model_fit.hpp"
 
 namespace preflight {
 
@@ -71,6 +73,18 @@ struct FrameworkMeasurement {
   double head_backward_seconds = 0.0;
 };
 
+// The step model's factors fitted to a trial run on this machine (`preflight-calibrate --from-log`):
+// they replace the catalog's fitted factors for the profile's GPU (kernel efficiency) and for the
+// trial's stack (host time, and the interval, which is then the spread left after calibrating on one
+// run of the same machine and stack).
+struct TrialStepModel {
+  Framework framework = Framework::transformers;
+  double kernel_efficiency = 1.0;
+  double host_time = 1.0;
+  StepTimeInterval interval;
+  std::string source;  // the log and the config it was fitted to
+};
+
 struct CalibrationProfile {
   static constexpr int kSchemaVersion = 2;
   MachineDescription machine;
@@ -81,6 +95,7 @@ struct CalibrationProfile {
   HostDeviceMeasurement host_device;
   HostMeasurement host;
   std::optional<FrameworkMeasurement> framework;
+  std::optional<TrialStepModel> step_model;
   std::vector<CollectiveTable> collectives;
 
   // Whether the profile describes machines with this GPU.

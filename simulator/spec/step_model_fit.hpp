@@ -32,7 +32,13 @@ struct StepModelFit {
   std::array<double, kFrameworkCount> host_time;              // the framework's host figures x this
   std::optional<double> overlapped_compute_slowdown;          // empty: the published average
   std::array<std::array<StepTimeInterval, kArchitectureCount>, kFrameworkCount> intervals{};
-  StepTimeInterval overall_interval;
+  // A stack or generation without rows of its own, as the fit sees any source it never saw: the
+  // leave-one-dataset-out residuals, each dataset weighing the same.
+  StepTimeInterval unseen_interval;
+  // What is left after calibrating on one trial run of the same machine and stack (a profile's
+  // step_model, `preflight-calibrate --from-log`): the spread of one held-out row's error relative to
+  // another's of the same source, GPU, precision and stack.
+  StepTimeInterval calibrated_interval;
   std::string source;  // what produced it, and from which data
 
   StepModelFit() {
@@ -42,10 +48,10 @@ struct StepModelFit {
 
   double kernels(GpuArchitecture a) const { return kernel_efficiency[static_cast<std::size_t>(a)]; }
   double host(Framework f) const { return host_time[static_cast<std::size_t>(f)]; }
-  // The interval of this stack on this generation, else of all rows.
+  // The interval of this stack on this generation, else of a source the fit never saw.
   const StepTimeInterval& interval(Framework f, GpuArchitecture a) const {
     const StepTimeInterval& own = intervals[static_cast<std::size_t>(f)][static_cast<std::size_t>(a)];
-    return own.rows > 0 ? own : overall_interval;
+    return own.rows > 0 ? own : unseen_interval;
   }
 };
 

@@ -86,7 +86,7 @@ TEST(CliStepInterval, ACatalogWithoutTheFitGivesPoints) {
 
 // A deadline inside the step's interval: a run the point prediction finishes in time (no
 // interruptions on demand, failure-free hours under the deadline) meets it only when the real step is
-// not slower than predicted by more than the 2% margin; P(deadline) says so, and `plan`, asked for 90%,
+// not slower than predicted by more than the 10% margin; P(deadline) says so, and `plan`, asked for 90%,
 // picks something faster than the config that would have passed on its point prediction.
 TEST(CliStepInterval, ADeadlineInsideTheIntervalLowersTheProbabilityAndMovesThePlan) {
   const test::CliResult first = test::run_preflight("simulate " + kScenario + " --format json");
@@ -94,17 +94,17 @@ TEST(CliStepInterval, ADeadlineInsideTheIntervalLowersTheProbabilityAndMovesTheP
   const double hours = json::parse(first.out).at("run").at("failure_free_hours").get<double>();
   const fs::path dir = test::scratch_dir("deadline-in-interval");
   json s = json::parse(test::read_text(kScenario));
-  s["constraints"]["deadline_hours"] = 1.02 * hours;
+  s["constraints"]["deadline_hours"] = 1.1 * hours;
   s["constraints"]["min_completion_probability"] = 0.9;
   test::write_text(dir / "s.json", s.dump());
   const test::CliResult r = test::run_preflight("simulate " + (dir / "s.json").string() + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json out = json::parse(r.out);
   const json& run = out.at("run");
-  EXPECT_LT(run.at("failure_free_hours").get<double>(), 1.02 * hours);  // in time on the point prediction
+  EXPECT_LT(run.at("failure_free_hours").get<double>(), 1.1 * hours);  // in time on the point prediction
   EXPECT_GT(out.at("cost").at("p_meets_deadline").get<double>(), 0.2);
   EXPECT_LT(out.at("cost").at("p_meets_deadline").get<double>(), 0.8);
-  EXPECT_GT(run.at("hours").at("p90").get<double>(), 1.02 * hours);
+  EXPECT_GT(run.at("hours").at("p90").get<double>(), 1.1 * hours);
 
   s.erase("config");
   test::write_text(dir / "plan.json", s.dump());
@@ -113,7 +113,36 @@ TEST(CliStepInterval, ADeadlineInsideTheIntervalLowersTheProbabilityAndMovesTheP
   const json planned = json::parse(plan.out);
   const json& best = planned.at("best");
   EXPECT_GE(best.at("cost").at("p_meets_deadline").get<double>(), 0.9);
-  EXPECT_LT(best.at("run").at("hours").at("p90").get<double>(), 1.02 * hours);
+  EXPECT_LT(best.at("run").at("hours").at("p90").get<double>(), 1.1 * hours);
+}
+
+// The loop closed from a real run: a profile fitted to the shipped Megatron-LM trial log makes
+// `simulate --profile` reproduce the trial's step, with the interval of a calibrated machine.
+TEST(CliFromLog, ProfileFromATrialLogReproducesItsStep) {
+  const fs::path dir = test::scratch_dir("from-log");
+  const std::string examples = std::string(PREFLIGHT_SOURCE_DIR) + "/examples/trial/";
+  const test::CliResult r = test::run_calibrate("--from-log " + examples + "megatron.log --scenario " + kScenario + " --config " +
+                                                examples + "megatron-config.json --out " + (dir / "profile.json").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("measured 29.871 s"), std::string::npos) << r.err;
+  const json profile = json::parse(test::read_text(dir / "profile.json"));
+  EXPECT_EQ(profile.at("machine").at("gpu"), "a100-80gb");
+  EXPECT_EQ(profile.at("step_model").at("framework"), "megatron");
+  const test::CliResult s = test::run_preflight("simulate " + kScenario + " --config " + examples + "megatron-config.json --profile " +
+                                                (dir / "profile.json").string() + " --format json");
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const json step = json::parse(s.out).at("step");
+  EXPECT_NEAR(step.at("seconds").get<double>(), 29.871, 0.06);
+  const json interval = step.at("seconds_interval");
+  EXPECT_NEAR(interval[0].get<double>() / step.at("seconds").get<double>(), profile.at("step_model").at("interval")[0].get<double>(), 0.001);
+}
+
+TEST(CliFromLog, NeedsTheScenarioAndALog) {
+  const std::string examples = std::string(PREFLIGHT_SOURCE_DIR) + "/examples/trial/";
+  EXPECT_EQ(test::run_calibrate("--from-log " + examples + "megatron.log").exit_code, 2);
+  const test::CliResult r = test::run_calibrate("--from-log " + kScenario + " --scenario " + kScenario);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(kScenario), std::string::npos) << r.err;
 }
 
 }  // namespace

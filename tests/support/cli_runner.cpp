@@ -29,14 +29,13 @@ fs::path scratch_dir(const std::string& name) {
   return dir;
 }
 
-CliResult run_preflight(const std::string& args) { return run_preflight_in(fs::current_path(), args); }
+namespace {
 
-CliResult run_preflight_in(const fs::path& working_dir, const std::string& args) {
+CliResult run_binary(const std::string& binary, const fs::path& working_dir, const std::string& args) {
   const fs::path dir = scratch_dir("cli");
   const fs::path out = dir / "stdout";
   const fs::path err = dir / "stderr";
-  const std::string command = "cd '" + working_dir.string() + "' && " + std::string(PREFLIGHT_BINARY) + " " + args + " >" +
-                              out.string() + " 2>" + err.string();
+  const std::string command = "cd '" + working_dir.string() + "' && " + binary + " " + args + " >" + out.string() + " 2>" + err.string();
   const int status = std::system(command.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -45,5 +44,15 @@ CliResult run_preflight_in(const fs::path& working_dir, const std::string& args)
   fs::remove_all(dir);
   return r;
 }
+
+}  // namespace
+
+CliResult run_preflight(const std::string& args) { return run_preflight_in(fs::current_path(), args); }
+
+CliResult run_preflight_in(const fs::path& working_dir, const std::string& args) {
+  return run_binary(PREFLIGHT_BINARY, working_dir, args);
+}
+
+CliResult run_calibrate(const std::string& args) { return run_binary(PREFLIGHT_CALIBRATE, fs::current_path(), args); }
 
 }  // namespace preflight::test

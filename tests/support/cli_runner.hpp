@@ -16,6 +16,8 @@ struct CliResult {
 CliResult run_preflight(const std::string& args);
 // The same from another working directory (for outputs that record relative paths).
 CliResult run_preflight_in(const std::filesystem::path& working_dir, const std::string& args);
+// `preflight-calibrate` the same way.
+CliResult run_calibrate(const std::string& args);
 
 // A scratch folder for files a test writes; removed by the test fixture.
 std::filesystem::path scratch_dir(const std::string& name);
