@@ -1,11 +1,14 @@
 // The trial-run log reader, io::read_training_log(path): Megatron-LM iteration logs, torchtitan
 // metrics logs, Hugging Face trainer_state.json and Trainer's printed summary. When it reads, the
 // figure must be a finite positive step time or throughput, and what `preflight-calibrate --from-log`
-// runs follows: the factors fitted to it for Llama-2-7B on one 8 x A100 node under Megatron-LM
-// (examples/trial/megatron-config.json), whose prediction must be finite.
+// runs follows: the factors fitted to it for a small GPT-2-shaped model (fixtures/small_scenario.json,
+// so the fit's ~80 step simulations cost little) on one 8 x A100 node under Megatron-LM, whose
+// prediction must be finite.
 
 #include <cmath>
 #include <optional>
+
+#include <nlohmann/json.hpp>
 
 #include "fuzz_support.hpp"
 #include "planner/io/training_log.hpp"
@@ -19,13 +22,14 @@ using namespace preflight::fuzz;
 namespace fs = std::filesystem;
 
 const Scenario& scenario() {
-  static const Scenario s = load_scenario(source_path("scenarios/llama2-7b-full-8xa100-zero3.json"), bundled_catalog());
+  static const Scenario s = load_scenario(source_path("tests/fuzz/fixtures/small_scenario.json"), bundled_catalog());
   return s;
 }
 
 const StrategyConfig& config() {
   static const StrategyConfig c = read_strategy_config(
-      config_source(source_path("examples/trial/megatron-config.json").string(), scenario()), scenario(), bundled_catalog());
+      {nlohmann::json{{"instance", "aws/p4de.24xlarge"}, {"framework", "megatron"}, {"sharding", "zero1"}}, "fuzz-config", "$"},
+      scenario(), bundled_catalog());
   return c;
 }
 
