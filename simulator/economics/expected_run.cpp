@@ -66,7 +66,7 @@ double completion_probability_bound(const RunInputs& given, double deadline_hour
   // The Monte Carlo mixes runs at several step times; the fastest stratum's bound holds for each (a
   // run's hours grow with its step time), so for their mixture too.
   RunInputs in = given;
-  in.step_seconds *= step_time_multipliers(given.step_interval).front();
+  in.step_seconds *= fastest_step_time_multiplier(given.step_interval);
   const double gap = expected_run_hours(in) - deadline_hours;
   if (gap <= 0.0) return 1.0;
   const double variance = run_hours_variance(in);

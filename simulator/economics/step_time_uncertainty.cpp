@@ -26,18 +26,34 @@ double standard_normal_quantile(double p) {
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0);
 }
 
-std::vector<double> step_time_multipliers(const StepTimeInterval& interval, int strata) {
-  if (interval.rows == 0 || !(interval.low > 0.0) || !(interval.high > interval.low) || strata < 2) return {1.0};
-  // ln(multiplier) ~ N(mu, sigma) with its 10th and 90th percentiles at ln(low) and ln(high).
+namespace {
+
+bool is_point(const StepTimeInterval& interval, int strata) {
+  return interval.rows == 0 || !(interval.low > 0.0) || !(interval.high > interval.low) || strata < 2;
+}
+
+// The multiplier at probability p: ln(multiplier) ~ N(mu, sigma) with its 10th and 90th percentiles at
+// ln(low) and ln(high), so the quantile is exp(ln low + (ln high - ln low) (z_p + z90) / (2 z90)).
+double multiplier_at(const StepTimeInterval& interval, double p) {
   const double z90 = standard_normal_quantile(0.9);
   const double mu = 0.5 * (std::log(interval.low) + std::log(interval.high));
   const double sigma = (std::log(interval.high) - std::log(interval.low)) / (2.0 * z90);
+  return std::exp(mu + sigma * standard_normal_quantile(p));
+}
+
+}  // namespace
+
+std::vector<double> step_time_multipliers(const StepTimeInterval& interval, int strata) {
+  if (is_point(interval, strata)) return {1.0};
   std::vector<double> m(static_cast<std::size_t>(strata));
   for (int k = 0; k < strata; ++k) {
-    const double p = (static_cast<double>(k) + 0.5) / static_cast<double>(strata);
-    m[static_cast<std::size_t>(k)] = std::exp(mu + sigma * standard_normal_quantile(p));
+    m[static_cast<std::size_t>(k)] = multiplier_at(interval, (static_cast<double>(k) + 0.5) / static_cast<double>(strata));
   }
   return m;
+}
+
+double fastest_step_time_multiplier(const StepTimeInterval& interval, int strata) {
+  return is_point(interval, strata) ? 1.0 : multiplier_at(interval, 0.5 / static_cast<double>(strata));
 }
 
 }  // namespace preflight

@@ -21,6 +21,10 @@ inline constexpr int kStepTimeStrata = 100;
 // order; {1} when the interval is a point (no fit, or no spread).
 std::vector<double> step_time_multipliers(const StepTimeInterval& interval, int strata = kStepTimeStrata);
 
+// step_time_multipliers(...).front() without building the rest: the search's bounds call it once per
+// candidate.
+double fastest_step_time_multiplier(const StepTimeInterval& interval, int strata = kStepTimeStrata);
+
 // The standard normal quantile (Acklam's rational approximation, relative error under 1.2e-9;
 // P. J. Acklam, "An algorithm for computing the inverse normal cumulative distribution function",
 // 2003), for p in (0, 1).

@@ -36,6 +36,8 @@ TEST(StepTimeUncertainty, StrataSpanTheIntervalAtItsPercentiles) {
   EXPECT_LT(m[89], 1.2);
   EXPECT_GT(m[90], 1.2);
   EXPECT_NEAR(0.5 * (m[49] + m[50]), std::sqrt(0.9 * 1.2), 0.002);
+  EXPECT_DOUBLE_EQ(fastest_step_time_multiplier({0.9, 1.2, 100}), m.front());
+  EXPECT_DOUBLE_EQ(fastest_step_time_multiplier(StepTimeInterval{}), 1.0);
 }
 
 RunInputs hundred_hours() {
