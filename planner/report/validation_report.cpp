@@ -45,7 +45,14 @@ bool all_within(const std::vector<DatasetResult>& results) {
 std::string text(const std::vector<DatasetResult>& results, const std::string& fit) {
   std::string out = "preflight validate: the simulator against published measurements\n";
   out += "  errors are speed errors: + when the prediction is faster than the measurement\n";
-  out += "  fitted factors: " + (fit.empty() ? std::string("none (the physics alone)") : fit) + "\n\n";
+  out += "  fitted factors: " + (fit.empty() ? std::string("none (the physics alone)") : fit) + "\n";
+  // With the shipped factors these rows are the ones they were fitted to: say so, and where the
+  // errors on rows the fit did not see are.
+  if (!fit.empty()) {
+    out += "  in-sample: the factors were fitted to these rows; errors on rows the fit did not see (5-fold, leave one\n"
+           "  dataset out) are in catalogs/fitted/step_model_report.md (preflight validate --refit DIR writes them)\n";
+  }
+  out += "\n";
   TextTable t({"dataset", "rows", "MAE", "mean signed", "worst", "predicted OOM", "tolerance (MAE)", ""},
               {TextTable::Align::left, TextTable::Align::right, TextTable::Align::right, TextTable::Align::right,
                TextTable::Align::right, TextTable::Align::right, TextTable::Align::right, TextTable::Align::left});
@@ -76,6 +83,8 @@ std::string json(const std::vector<DatasetResult>& results, const std::string& f
   nlohmann::ordered_json j;
   j["error_sign"] = "+ when the prediction is faster than the measurement";
   j["fit"] = fit.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(fit);
+  j["in_sample"] = !fit.empty();  // the shipped factors were fitted to these rows
+
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const DatasetResult& r : results) {
     nlohmann::ordered_json d;

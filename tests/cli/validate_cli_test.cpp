@@ -23,6 +23,7 @@ TEST(CliValidate, EveryShippedDatasetWithinItsTolerance) {
   const json v = json::parse(r.out);
   EXPECT_TRUE(v.at("within_tolerance").get<bool>());
   EXPECT_FALSE(v.at("fit").is_null());
+  EXPECT_TRUE(v.at("in_sample").get<bool>());  // the shipped factors saw these rows: never reported as held-out
   std::map<std::string, int> rows;
   for (const json& d : v.at("datasets")) {
     rows[d.at("name")] = d.at("rows").get<int>();
