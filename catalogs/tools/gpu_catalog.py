@@ -28,6 +28,29 @@ GPU_ROWS = [
     ("rtx4090", "RTX 4090", "PCIe", None),
 ]
 
+# Maximum board power (TDP) per the product's datasheet or specification page: what an owned
+# machine's electricity estimate multiplies (gpus.csv has no power column).
+BOARD_POWER_W = {
+    "v100-16gb": (300, "NVIDIA V100 datasheet: 300 W (SXM2)"),
+    "v100-32gb": (300, "NVIDIA V100 datasheet: 300 W (SXM2)"),
+    "a10": (150, "NVIDIA A10 datasheet: 150 W"),
+    "a10g": (300, "NVIDIA publishes no A10G datasheet: the 300 W power limit nvidia-smi reports on AWS g5"),
+    "t4": (70, "NVIDIA T4 datasheet: 70 W"),
+    "l4": (72, "NVIDIA L4 datasheet: 72 W"),
+    "l40s": (350, "NVIDIA L40S datasheet: 350 W"),
+    "a100-40gb": (400, "NVIDIA A100 datasheet: 400 W (SXM4)"),
+    "a100-80gb": (400, "NVIDIA A100 datasheet: 400 W (SXM4)"),
+    "a100-40gb-pcie": (250, "NVIDIA A100 datasheet: 250 W (PCIe 40GB)"),
+    "a100-80gb-pcie": (300, "NVIDIA A100 datasheet: 300 W (PCIe 80GB)"),
+    "h100-80gb": (700, "NVIDIA H100 datasheet: up to 700 W (SXM5)"),
+    "h100-pcie-80gb": (350, "NVIDIA H100 datasheet: 300-350 W (PCIe)"),
+    "h100-nvl": (400, "NVIDIA H100 NVL product brief: 350-400 W"),
+    "h200": (700, "NVIDIA H200 datasheet: up to 700 W (SXM)"),
+    "b200": (1000, "NVIDIA HGX B200 specifications: 1,000 W per GPU"),
+    "rtx3090": (350, "GeForce RTX 3090 specifications: 350 W total graphics power"),
+    "rtx4090": (450, "GeForce RTX 4090 specifications: 450 W total graphics power"),
+}
+
 AS_OF_NOTE = ("as_of is the date the figures were transcribed into the reference folder; "
               "the datasheet revision date was not recorded.")
 
@@ -240,6 +263,7 @@ def build_gpus(ref_dir, as_of):
                 if key == "source":
                     entry["sm_count"] = extra["sm_count"]
                     entry["sm_count_source"] = extra["sm_count_source"]
+                    entry["board_power_W"], entry["board_power_source"] = BOARD_POWER_W[gid]
                 entry[key] = value
             entry["as_of"] = as_of
             entry["notes"] = extra["notes"] + " " + AS_OF_NOTE
@@ -284,6 +308,8 @@ def build_gpus(ref_dir, as_of):
             "pcie_gen": pcie,
             "sm_count": extra["sm_count"],
             "sm_count_source": extra["sm_count_source"],
+            "board_power_W": BOARD_POWER_W[gid][0],
+            "board_power_source": BOARD_POWER_W[gid][1],
             "source": sources[tag],
             "as_of": as_of,
             "notes": " ".join(n for n in notes if n) + " " + AS_OF_NOTE,

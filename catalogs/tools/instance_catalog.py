@@ -96,12 +96,20 @@ def build_instances(ref_dir, gpu_ids, as_of):
         if (vcpus, mem, count) != (inst["vcpus"], inst["host_memory_GiB"], inst["_csv_count"]):
             raise SystemExit("%s/%s: vcpus/memory/gpu_count differ between rows" % key)
         inst["_scope"].add(r["price_scope"].strip())
+        note = r["note"].strip() or None
+        spot = num(r["spot_usd_per_hr"])
+        if note and "capacity-block-only" in note:
+            # A type rented only as EC2 Capacity Blocks has no spot market: the source's spot
+            # column is not a price anyone can pay, so it is not offered as one.
+            note += "; spot column dropped (%s: capacity blocks are not spot)" % r["spot_usd_per_hr"].strip()
+            spot = None
         inst["prices"].append({
             "region": r["region"].strip(),
             "zone": r["zone"].strip() or None,
             "on_demand_usd_per_hour": num(r["ondemand_usd_per_hr"]),
-            "spot_usd_per_hour": num(r["spot_usd_per_hr"]),
-            "note": r["note"].strip() or None,
+            "spot_usd_per_hour": spot,
+            "spot_outlier": False,
+            "note": note,
         })
 
     if missing:
@@ -110,8 +118,41 @@ def build_instances(ref_dir, gpu_ids, as_of):
 
     for p in PROVIDERS:
         for inst in out[p]["instances"]:
+            flag_spot_outliers(inst)
             finish_notes(inst)
     return out, row_count
+
+
+# A spot quote whose discount is out of line with the type's other zones is a stale or mistyped
+# figure, or a zone nobody can get capacity in: priced at it, a plan looks 2-3x cheaper than any
+# zone a job would really land in. Flagged when the reference note calls it an outlier, or when
+# its spot/on-demand ratio is under this fraction of the median ratio of the type's quotes (with
+# at least MIN_QUOTES_FOR_OUTLIER quotes to take a median of). p4d.24xlarge in use1-az1: 0.11 of
+# on-demand against a median of 0.37 over its 13 other zones.
+OUTLIER_RATIO_OF_MEDIAN = 0.5
+MIN_QUOTES_FOR_OUTLIER = 3
+
+
+def flag_spot_outliers(inst):
+    ratios = sorted(p["spot_usd_per_hour"] / p["on_demand_usd_per_hour"] for p in inst["prices"]
+                    if p["spot_usd_per_hour"] is not None and p["on_demand_usd_per_hour"]
+                    and p["spot_usd_per_hour"] < p["on_demand_usd_per_hour"])
+    median = None
+    if len(ratios) >= MIN_QUOTES_FOR_OUTLIER:
+        mid = len(ratios) // 2
+        median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
+    for p in inst["prices"]:
+        if p["spot_usd_per_hour"] is None:
+            continue
+        noted = bool(p["note"]) and p["note"].lower().startswith("outlier")
+        ratio = p["spot_usd_per_hour"] / p["on_demand_usd_per_hour"] if p["on_demand_usd_per_hour"] else None
+        low = median is not None and ratio is not None and ratio < OUTLIER_RATIO_OF_MEDIAN * median
+        if noted or low:
+            p["spot_outlier"] = True
+            if low and not noted:
+                extra = ("outlier: spot %.0f%% of on-demand against a median of %.0f%% over the type's %d quotes"
+                         % (100 * ratio, 100 * median, len(ratios)))
+                p["note"] = extra if not p["note"] else p["note"] + "; " + extra
 
 
 def finish_notes(inst):

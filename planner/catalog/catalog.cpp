@@ -70,6 +70,10 @@ GpuSpec read_gpu(const nlohmann::json& j, const std::string& file, const std::st
   if (!r.has("sm_count")) r.fail("sm_count", "an integer from 1 to 1024 or null (required)");
   if (!r.raw("sm_count").is_null()) g.sm_count = static_cast<int>(r.integer("sm_count", 1, 1024));
   r.string("sm_count_source");
+  if (r.has("board_power_W")) {
+    g.board_power_watts = r.number("board_power_W", {1.0, 10000.0, false, "W"});
+    r.string("board_power_source");
+  }
   g.source = r.string("source");
   g.as_of = read_as_of(r);
   r.optional_string("notes");
@@ -85,6 +89,8 @@ PriceQuote read_price(const nlohmann::json& j, const std::string& file, const st
   const io::NumberRule usd{1e-4, 1e5, false, "USD per hour"};
   q.on_demand_usd_per_hour = nullable_number(r, "on_demand_usd_per_hour", usd);
   q.spot_usd_per_hour = nullable_number(r, "spot_usd_per_hour", usd);
+  q.spot_outlier = r.optional_boolean("spot_outlier").value_or(false);
+  if (q.spot_outlier && !q.spot_usd_per_hour) r.fail("spot_outlier", "false where no spot price is listed");
   if (r.has("note") && !r.raw("note").is_null()) q.note = r.string("note");
   r.finish();
   return q;
@@ -134,7 +140,7 @@ NodeSpec read_instance(const nlohmann::json& j, const std::string& provider, con
     n.prices.push_back(read_price(prices[i], file, r.path_of("prices") + "[" + std::to_string(i) + "]"));
   }
   n.source = r.string("source");
-  r.string("price_source");
+  n.price_source = r.string("price_source");
   n.as_of = read_as_of(r);
   r.optional_string("notes");
   r.finish();
@@ -169,6 +175,8 @@ Catalog Catalog::load(const fs::path& dir, bool with_fit) {
   }
 
   if (const fs::path fit = dir / "fitted" / "step_model.json"; with_fit && fs::exists(fit)) c.step_model_fit_ = read_step_model_fit(fit);
+  if (const fs::path spot = dir / "fitted" / "spot_interruptions.json"; fs::exists(spot)) c.spot_market_ = read_spot_market(spot);
+  if (const fs::path storage = dir / "storage.json"; fs::exists(storage)) c.storage_ = read_storage_prices(storage);
 
   std::vector<fs::path> files;
   if (!fs::is_directory(dir / "instances")) {
@@ -197,6 +205,11 @@ Catalog Catalog::load(const fs::path& dir, bool with_fit) {
       }
     }
     r.finish();
+  }
+  for (NodeSpec& n : c.instances_) {
+    if (n.prices.empty()) continue;  // owned hardware: no spot market, no provider's storage
+    if (const SpotMarketFigures* f = c.spot_market(n.provider, n.gpus_per_node)) n.spot_market = *f;
+    if (const ProviderStorage* p = c.storage_prices(n.provider)) n.storage = *p;
   }
   return c;
 }

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planner/catalog/market_data_io.hpp"
 #include "planner/io/json_reader.hpp"
 #include "simulator/spec/gpu_spec.hpp"
 #include "simulator/spec/node_spec.hpp"
@@ -60,6 +61,17 @@ class Catalog {
   // The fitted factors of the step model (fitted/step_model.json), null when the catalog has none.
   const StepModelFit* step_model_fit() const { return step_model_fit_ ? &*step_model_fit_ : nullptr; }
 
+  // The market data a machine of this provider and size is given when loaded (catalog instances
+  // have it already; inline clusters take it here): the spot traces' figures for its class and
+  // the provider's storage prices. Null where the catalog has none.
+  const SpotMarketFigures* spot_market(const std::string& provider, int gpus_per_node) const {
+    return spot_market_.find(provider, gpus_per_node);
+  }
+  const ProviderStorage* storage_prices(const std::string& provider) const {
+    const auto it = storage_.find(provider);
+    return it == storage_.end() ? nullptr : &it->second;
+  }
+
   std::string gpu_ids_text() const;
   std::string instance_ids_text() const;
   std::string model_ids_text() const;
@@ -70,6 +82,8 @@ class Catalog {
   std::vector<NodeSpec> instances_;
   std::vector<SkippedInstance> skipped_;
   std::optional<StepModelFit> step_model_fit_;
+  SpotMarketTable spot_market_;
+  std::map<std::string, ProviderStorage> storage_;
 };
 
 }  // namespace preflight

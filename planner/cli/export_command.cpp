@@ -13,6 +13,8 @@
 #include "planner/run/run_estimate.hpp"
 #include "planner/scenario/strategy_config_reader.hpp"
 #include "planner/search/plan_search.hpp"
+#include "planner/text/candidate_text.hpp"
+#include "planner/text/number_text.hpp"
 #include "simulator/spec/errors.hpp"
 
 namespace preflight::cli {
@@ -103,16 +105,30 @@ int run_export(const ExportOptions& options, std::ostream& out, std::ostream& er
   const Machine machine(node, scenario.training().precision, profile.get(), catalog.step_model_fit());
   warn_about_borrowed_figures(machine, err);
   const Evaluation e = evaluate(scenario.workload, machine, config, scenario.constraints.vram_headroom);
+  if (!e.memory.fits()) {
+    // A launcher for a job that would OOM is worse than none: a valid "no", nothing written.
+    const MemoryEstimate& m = e.memory;
+    err << "preflight export: " << candidate_text(node, config) << " does not fit: ";
+    if (!m.fits_gpu()) {
+      err << "simulated peak " << gib(m.peak_bytes) << " per GPU, " << gib(m.usable_bytes) << " usable (" << gib(m.capacity_bytes)
+          << " less the " << share_text(scenario.constraints.vram_headroom) << " headroom)";
+    } else if (!m.fits_host()) {
+      err << gib(m.host_bytes_per_node) << " of host RAM per node, " << gib(m.host_capacity_bytes) << " there";
+    } else {
+      err << gib(m.nvme_bytes_per_node) << " of local NVMe per node, " << gib(m.nvme_capacity_bytes) << " there";
+    }
+    err << "; nothing written (`preflight check` says what would fit)\n";
+    return 1;
+  }
   std::string text;
   try {
     if (!e.step) throw InvalidConfig("instance", e.step_unavailable);
-    const RunEstimate run = prepare_run(scenario, machine, config, e.step->seconds(), run_options(options.run));
+    const RunEstimate run = prepare_run(scenario, machine, config, *e.step, run_options(options.run));
     text = exported(options.target, {&scenario, &machine.node(), config, run.steps, run.checkpoint.interval_steps}, e);
   } catch (const InvalidConfig& error) {
     rethrow_at(chosen->source, error);
   }
   io::write_output(options.out, text, out);
-  if (!e.memory.fits()) err << "warning: this config does not fit in memory (see `preflight check`)\n";
   return 0;
 }
 

@@ -37,7 +37,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   if (!e.step) rethrow_at(source, InvalidConfig("instance", e.step_unavailable));
   RunEstimate run;
   try {
-    run = estimate_run(scenario, machine, config, e.step->seconds(), run_options(options.run));
+    run = estimate_run(scenario, machine, config, *e.step, run_options(options.run));
   } catch (const InvalidConfig& error) {
     rethrow_at(source, error);
   }

@@ -1,5 +1,7 @@
 #include "planner/report/catalog_report.hpp"
 
+#include "simulator/economics/pricing.hpp"
+
 #include <ostream>
 #include <sstream>
 
@@ -58,6 +60,12 @@ void list_gpus(const Catalog& c, bool json, std::ostream& out) {
   out << t.render() << "peak dense TFLOP/s; '-' = not supported or not published\n";
 }
 
+// What a plan pays for spot by default (pricing.hpp): the median allowed zone, outliers left out.
+std::optional<double> spot_median(const NodeSpec& n) {
+  const std::optional<PriceChoice> p = choose_price(n, Pricing::spot, {});
+  return p ? std::optional<double>(p->usd_per_node_hour) : std::nullopt;
+}
+
 void list_instances(const Catalog& c, bool json, std::ostream& out, std::ostream& err) {
   if (json) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
@@ -66,7 +74,7 @@ void list_instances(const Catalog& c, bool json, std::ostream& out, std::ostream
       for (const PriceQuote& q : n.prices) {
         prices.push_back({{"region", q.region}, {"zone", q.zone.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(q.zone)},
                           {"on_demand_usd_per_hour", optional_json(q.on_demand_usd_per_hour)},
-                          {"spot_usd_per_hour", optional_json(q.spot_usd_per_hour)}});
+                          {"spot_usd_per_hour", optional_json(q.spot_usd_per_hour)}, {"spot_outlier", q.spot_outlier}});
       }
       list.push_back({{"id", n.id}, {"gpu", n.gpu.id}, {"gpus_per_node", n.gpus_per_node}, {"vcpus", n.vcpus},
                       {"host_memory_bytes", n.host_memory_bytes}, {"intra_node_link", link_name(n.intra_node_link)},
@@ -82,7 +90,7 @@ void list_instances(const Catalog& c, bool json, std::ostream& out, std::ostream
     out << nlohmann::ordered_json{{"instances", list}, {"skipped", skipped}}.dump(2) << "\n";
     return;
   }
-  TextTable t({"id", "GPUs", "host", "link", "network", "on-demand $/h", "spot $/h", "quotes", "warnings"},
+  TextTable t({"id", "GPUs", "host", "link", "network", "on-demand $/h", "spot $/h (median)", "quotes", "warnings"},
               {Align::left, Align::left, Align::right, Align::left, Align::right, Align::right, Align::right,
                Align::right, Align::right});
   for (const NodeSpec& n : c.instances()) {
@@ -90,10 +98,11 @@ void list_instances(const Catalog& c, bool json, std::ostream& out, std::ostream
                link_name(n.intra_node_link) + " " + fixed(n.intra_node_bytes_per_second_per_gpu / 1e9, 0) + " GB/s",
                fixed(n.inter_node_bits_per_second / 1e9, 0) + " Gb/s",
                usd(cheapest(n.prices, [](const PriceQuote& q) { return q.on_demand_usd_per_hour; })),
-               usd(cheapest(n.prices, [](const PriceQuote& q) { return q.spot_usd_per_hour; })),
+               usd(spot_median(n)),
                std::to_string(n.prices.size()), std::to_string(n.warnings.size())});
   }
-  out << t.render() << "prices: the cheapest quote over regions and zones; '-' = none listed\n";
+  out << t.render() << "on-demand: the cheapest region's list price; spot: the median zone quote (flagged outliers and "
+                       "quotes at or above on-demand left out), what a plan is priced at by default; '-' = none listed\n";
   for (const NodeSpec& n : c.instances()) {
     for (const std::string& w : n.warnings) err << "warning: " << n.id << ": " << w << "\n";
   }

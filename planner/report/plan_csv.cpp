@@ -9,6 +9,12 @@ namespace {
 
 std::string optional_fixed(bool present, double value, int decimals) { return present ? fixed(value, decimals) : ""; }
 
+std::string joined_warnings(const std::vector<std::string>& warnings) {
+  std::string s;
+  for (const std::string& w : warnings) s += (s.empty() ? "" : "; ") + w;
+  return s;
+}
+
 }  // namespace
 
 // The stack's columns come last, so the contract's columns keep their places. Monte Carlo columns are empty where the search pruned the config by its cost bound before a Monte
@@ -19,7 +25,8 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
       "activation_checkpointing,micro_batch,grad_accum,"
       "pricing,usd_per_hour,peak_bytes,usable_bytes,step_seconds,mfu,failure_free_hours,expected_hours,expected_usd,"
       "monte_carlo,hours_p50,hours_p90,usd_mean,usd_p90,p_meets_deadline,verdict,framework,attention_kernel,"
-      "step_seconds_low,step_seconds_high\n";
+      "step_seconds_low,step_seconds_high,region,zone,price_as_of,price_source,usd_per_node_hour,checkpoint_storage,"
+      "storage_usd_per_hour,egress_usd,compute_usd,storage_usd,total_usd,fallback_hours,warnings\n";
   for (const PlanEntry& e : p.screened) {
     const StrategyConfig& c = e.config();
     const RunOutcome& o = e.run.outcome;
@@ -36,7 +43,12 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
         optional_fixed(mc, o.usd.p90, 2), optional_fixed(mc, o.p_meets_deadline, 4), to_string(e.verdict),
         to_string(c.framework), to_string(e.evaluation.stack.attention),
         fixed(e.evaluation.step->seconds() * e.evaluation.step_interval.low, 4),
-        fixed(e.evaluation.step->seconds() * e.evaluation.step_interval.high, 4)};
+        fixed(e.evaluation.step->seconds() * e.evaluation.step_interval.high, 4),
+        csv_cell(e.run.price.region), csv_cell(e.run.price.zone), csv_cell(e.run.price.as_of), csv_cell(e.run.price.source),
+        fixed(e.run.price.usd_per_node_hour, 4), std::string(name_of(kCheckpointStorageNames, e.run.storage)),
+        fixed(e.run.storage_usd_per_hour, 6), fixed(e.run.egress_usd, 2),
+        optional_fixed(mc, o.compute_usd, 2), optional_fixed(mc, o.storage_usd, 2), optional_fixed(mc, o.usd.mean, 2),
+        optional_fixed(mc, o.fallback_hours, 3), csv_cell(joined_warnings(e.run.warnings))};
     for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
     out += "\n";
   }

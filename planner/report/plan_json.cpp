@@ -43,6 +43,29 @@ std::string plan_json(const Scenario& s, const Plan& p, const RunOptions& o) {
   }
   j["nearest_misses"] = misses;
   j["reasons"] = p.reasons;
+  nlohmann::ordered_json sensitivity = nlohmann::ordered_json::array();
+  for (const SensitivityRow& r : p.sensitivity) {
+    const RunAssumption& a = r.assumption;
+    sensitivity.push_back({{"assumption", a.name},
+                           {"unit", a.unit},
+                           {"value", rounded(a.value, 6)},
+                           {"optimistic", rounded(a.low, 6)},
+                           {"pessimistic", rounded(a.high, 6)},
+                           {"usd_mean", {rounded(r.usd_low, 2), rounded(r.usd_high, 2)}},
+                           {"p_meets_deadline", {rounded(r.p_low, 4), rounded(r.p_high, 4)}},
+                           {"basis", a.basis}});
+  }
+  j["sensitivity"] = sensitivity;
+  if (p.break_even) {
+    const SpotBreakEven& b = *p.break_even;
+    j["spot_break_even"] = {{"on_demand_usd", rounded(b.on_demand_usd, 2)},
+                            {"assumed_interruptions_per_node_hour", rounded(b.assumed_rate, 6)},
+                            {"break_even_interruptions_per_node_hour",
+                             b.break_even_rate ? nlohmann::ordered_json(rounded(*b.break_even_rate, 6)) : nlohmann::ordered_json(nullptr)},
+                            {"saving_fraction", rounded(b.saving_fraction, 4)}};
+  } else {
+    j["spot_break_even"] = nullptr;
+  }
   j["suggestions"] = p.suggestions;
   j["evaluated"] = p.evaluated;
   j["simulated"] = p.simulated;

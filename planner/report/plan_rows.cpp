@@ -1,4 +1,6 @@
 #include "planner/report/plan_rows.hpp"
+
+#include <algorithm>
 #include "simulator/spec/units.hpp"
 
 #include "planner/report/result_json.hpp"
@@ -26,8 +28,53 @@ std::string step_cell(double seconds, const StepTimeInterval& interval) {
 }  // namespace
 
 std::vector<std::string> plan_columns() {
-  return {"instance", "nodes", "GPUs", "strategy", "mb x acc", "pricing", "VRAM peak/cap", "step s (80%)",
+  return {"instance", "nodes", "GPUs", "strategy", "mb x acc", "pricing", "region", "VRAM peak/cap", "step s (80%)",
           "MFU",      "hours p50/p90", "cost mean/p90", "P(deadline)"};
+}
+
+std::vector<std::string> price_lines(const Plan& p) {
+  std::vector<std::string> lines;
+  const auto add = [&](const PlanEntry& e) {
+    const auto quote = [&](const std::string& pricing, const PriceChoice& q) {
+      const std::string line = e.config().instance + " " + pricing + ": " +
+                               (q.region.empty() ? usd_text(q.usd_per_node_hour) : "$" + fixed(q.usd_per_node_hour, 4)) +
+                               " per node-hour, " + where_text(q) + ", " + q.basis +
+                               (q.as_of.empty() ? "" : ", as of " + q.as_of) + " (" + source_text(q.source) + ")";
+      if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+    };
+    quote(to_string(e.config().pricing), e.run.price);
+    if (e.run.fallback) quote("fallback on demand", *e.run.fallback);
+  };
+  if (p.best) add(*p.best);
+  for (const PlanEntry& e : p.alternatives) add(e);
+  for (const PlanEntry& e : p.frontier) add(e);
+  return lines;
+}
+
+std::vector<std::string> sensitivity_columns() {
+  return {"assumption", "as planned", "optimistic", "pessimistic", "cost (optimistic-pessimistic)", "P(deadline)", "basis"};
+}
+
+std::vector<std::vector<std::string>> sensitivity_rows(const Plan& p) {
+  std::vector<std::vector<std::string>> rows;
+  const auto number = [](double v) { return v >= 100.0 ? fixed(v, 0) : v >= 1.0 ? fixed(v, 2) : fixed(v, 3); };
+  for (const SensitivityRow& r : p.sensitivity) {
+    const RunAssumption& a = r.assumption;
+    rows.push_back({a.name + " (" + a.unit + ")", number(a.value), number(a.low), number(a.high),
+                    usd_text(r.usd_low) + "-" + usd_text(r.usd_high), fixed(r.p_low, 3) + "-" + fixed(r.p_high, 3), a.basis});
+  }
+  return rows;
+}
+
+std::string break_even_text(const Plan& p) {
+  if (!p.break_even) return {};
+  const SpotBreakEven& b = *p.break_even;
+  const std::string saving = (b.saving_fraction >= 0.0 ? "saves " + share_text(b.saving_fraction) : "costs " + share_text(-b.saving_fraction) + " more") +
+                             " against the same config on demand (" + usd_text(b.on_demand_usd) + ") at the assumed " +
+                             fixed(b.assumed_rate, 3) + " interruptions per node-hour";
+  if (!b.break_even_rate) return "spot " + saving + ", and stays cheaper at any rate up to 100 per node-hour";
+  return "spot " + saving + "; it stays cheaper up to " + fixed(*b.break_even_rate, 3) + " per node-hour (" +
+         fixed(*b.break_even_rate / std::max(b.assumed_rate, 1e-12), 1) + "x the assumed rate)";
 }
 
 std::vector<std::string> plan_row(const Scenario& s, const PlanEntry& e) {
@@ -41,6 +88,7 @@ std::vector<std::string> plan_row(const Scenario& s, const PlanEntry& e) {
           strategy_text(c),
           std::to_string(c.micro_batch) + " x " + std::to_string(c.grad_accum),
           to_string(c.pricing),
+          where_text(e.run.price),
           fixed(m.peak_bytes / kGiB, 1) + "/" + fixed(m.capacity_bytes / kGiB, 0) + " GiB",
           step_cell(step.seconds(), e.evaluation.step_interval),
           share_text(step_mfu(step, *e.node, s.training())),

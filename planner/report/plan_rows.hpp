@@ -6,12 +6,22 @@
 #include <string>
 #include <vector>
 
+#include "planner/report/cost_lines.hpp"
 #include "planner/search/plan.hpp"
 
 namespace preflight {
 
 std::vector<std::string> plan_columns();
 std::vector<std::string> plan_row(const Scenario& scenario, const PlanEntry& entry);
+
+// Each price quote the plan's tables rest on, once: machine, pricing, $/node-hour, where, the basis,
+// the date and the source.
+std::vector<std::string> price_lines(const Plan& plan);
+// The sensitivity table's columns and rows (assumption, as assumed, the ends, cost and P at each).
+std::vector<std::string> sensitivity_columns();
+std::vector<std::vector<std::string>> sensitivity_rows(const Plan& plan);
+// A spot winner's break-even interruption rate, in words; empty when there is none to say.
+std::string break_even_text(const Plan& plan);
 
 // One line each: the scenario, its constraints, and how much the search did.
 std::vector<std::string> plan_summary(const Scenario& scenario, const Plan& plan);

@@ -90,6 +90,10 @@ nlohmann::ordered_json distribution_json(const Distribution& d, int decimals) {
   return {{"mean", rounded(d.mean, decimals)}, {"p50", rounded(d.p50, decimals)}, {"p90", rounded(d.p90, decimals)}};
 }
 
+nlohmann::ordered_json optional_number(const std::optional<double>& v, int decimals) {
+  return v ? nlohmann::ordered_json(rounded(*v, decimals)) : nlohmann::ordered_json(nullptr);
+}
+
 }  // namespace
 
 nlohmann::ordered_json run_json(const RunEstimate& r) {
@@ -106,22 +110,57 @@ nlohmann::ordered_json run_json(const RunEstimate& r) {
                      {"overhead_fraction", rounded(c.overhead_fraction, 5)},
                      {"disk_bytes", bytes(c.disk_bytes)},
                      {"disk_bytes_per_node", bytes(r.disk_bytes_per_node)},
-                     {"fits_local_disk", r.fits_local_disk}};
+                     {"fits_local_disk", r.fits_local_disk},
+                     {"storage", std::string(name_of(kCheckpointStorageNames, r.storage))},
+                     {"survives_reclaim", r.checkpoints_survive}};
   j["preemptions_expected"] = rounded(r.outcome.interruptions_expected, 3);
   j["interruption_model"] = r.interruption_model;
   j["job_interruptions_per_hour"] = rounded(r.job_interruptions_per_hour, 6);
+  j["interruptions_per_node_hour"] = optional_number(r.interruptions_per_node_hour, 6);
+  j["reclaim_fraction"] = rounded(r.reclaim_fraction, 4);
+  j["reacquire_hours"] = rounded(r.reacquire_hours, 4);
+  j["billed_hours_mean"] = rounded(r.outcome.billed_hours, 3);
+  j["fallback_hours_mean"] = rounded(r.outcome.fallback_hours, 3);
+  j["fallback_probability"] = rounded(r.outcome.fallback_probability, 4);
+  j["warnings"] = r.warnings;
   return j;
 }
 
 nlohmann::ordered_json cost_json(const RunEstimate& r, Pricing pricing) {
+  const RunOutcome& o = r.outcome;
   nlohmann::ordered_json j;
   j["usd_per_hour"] = rounded(r.usd_per_hour, 4);
-  j["usd"] = distribution_json(r.outcome.usd, 2);
-  j["p_meets_deadline"] = rounded(r.outcome.p_meets_deadline, 4);
+  nlohmann::ordered_json usd = distribution_json(o.usd, 2);
+  // The mean's lines: machines (spot and on-demand fallback), checkpoint storage, egress, the
+  // electricity of owned machines; they add up to the total, the mean.
+  const double electricity = o.billed_hours * r.electricity_usd_per_hour;
+  usd["compute"] = rounded(o.compute_usd - electricity, 2);
+  usd["storage"] = rounded(o.storage_usd, 2);
+  usd["egress"] = rounded(o.fixed_usd, 2);
+  usd["electricity"] = rounded(electricity, 2);
+  usd["total"] = rounded(o.usd.mean, 2);
+  j["usd"] = usd;
+  j["p_meets_deadline"] = rounded(o.p_meets_deadline, 4);
   j["pricing"] = to_string(pricing);
   j["region"] = r.price.region;
   j["zone"] = r.price.zone;
+  j["as_of"] = r.price.as_of;
+  j["price_source"] = r.price.source;
   j["price_basis"] = r.price.basis;
+  j["usd_per_node_hour"] = rounded(r.price.usd_per_node_hour, 4);
+  j["usd_per_node_hour_range"] = {rounded(r.price.low_usd_per_node_hour, 4), rounded(r.price.high_usd_per_node_hour, 4)};
+  j["quotes"] = r.price.quotes;
+  if (r.fallback) {
+    j["fallback"] = {{"usd_per_node_hour", rounded(r.fallback->usd_per_node_hour, 4)},
+                     {"region", r.fallback->region},
+                     {"as_of", r.fallback->as_of},
+                     {"price_basis", r.fallback->basis}};
+  } else {
+    j["fallback"] = nullptr;
+  }
+  j["storage"] = {{"usd_per_hour", rounded(r.storage_usd_per_hour, 6)}, {"basis", r.storage_basis}};
+  j["egress"] = {{"GB", rounded(r.egress_gb, 3)}, {"usd", rounded(r.egress_usd, 2)}, {"basis", r.egress_basis}};
+  j["electricity_usd_per_hour"] = rounded(r.electricity_usd_per_hour, 4);
   return j;
 }
 

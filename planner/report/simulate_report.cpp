@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "planner/report/cost_lines.hpp"
 #include "planner/report/result_json.hpp"
 #include "planner/text/candidate_text.hpp"
 #include "planner/text/step_text.hpp"
@@ -26,8 +27,12 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
   const StrategyConfig& c = e.config;
   out << "preflight simulate: " << s.name << "\n";
   out << "  machine  " << c.nodes << " x " << node.id << ", " << to_string(c.pricing) << " $"
-      << fixed(r.usd_per_hour, 2) << "/h (" << r.price.basis << (r.price.region.empty() ? "" : ", " + r.price.region)
-      << (r.price.zone.empty() ? "" : "/" + r.price.zone) << ")\n";
+      << fixed(r.price.usd_per_node_hour, 4) << "/h per node at " << where_text(r.price) << " (" << r.price.basis
+      << (r.price.as_of.empty() ? "" : ", as of " + r.price.as_of) << "; " << source_text(r.price.source) << ")\n";
+  if (r.fallback) {
+    out << "  fallback on demand $" << fixed(r.fallback->usd_per_node_hour, 4) << "/h per node at " << where_text(*r.fallback)
+        << " (" << r.fallback->basis << ")\n";
+  }
   out << "  config   " << to_string(c.framework) << ", " << to_string(c.sharding) << ", checkpointing "
       << to_string(c.recompute) << ", micro-batch " << c.micro_batch << " x accum " << c.grad_accum;
   if (const std::string layout = layout_text(c.parallelism); !layout.empty()) out << ", " << layout;
@@ -46,12 +51,15 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
         << fixed(k.stall_seconds, 1) << " s, overhead " << fixed(k.overhead_fraction * 100.0, 2) << "%, disk "
         << fixed(k.disk_bytes / 1e9, 1) << " GB" << (r.fits_local_disk ? "" : " (MORE THAN THE LOCAL NVMe)") << "\n";
   } else {
-    out << "  ckpt     none (an interruption restarts the run)\n";
+    out << "  ckpt     none (an interruption restarts the run from step 0)\n";
   }
+  out << "  storage  " << name_of(kCheckpointStorageNames, r.storage)
+      << (r.checkpoints_survive ? "" : ", LOST with a reclaimed instance") << "\n";
   out << "  interruptions " << r.interruption_model << ", " << fixed(r.job_interruptions_per_hour, 4)
       << " per hour for the job, " << fixed(r.outcome.interruptions_expected, 2) << " expected\n";
   out << "  hours    " << hours_distribution_text(r.outcome.hours) << ", failure-free " << fixed(r.outcome.failure_free_hours, 1) << " h\n";
   out << "  cost     " << usd_distribution_text(r.outcome.usd) << "\n";
+  for (const std::string& line : cost_lines(r, c)) out << "           " << line << "\n";
   if (s.constraints.deadline_hours) {
     out << "  deadline " << fixed(*s.constraints.deadline_hours, 1) << " h met with probability "
         << fixed(r.outcome.p_meets_deadline, 3) << "\n";

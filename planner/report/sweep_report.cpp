@@ -35,7 +35,7 @@ std::string relative_change(const std::optional<double>& fraction) {
 std::string sweep_csv(const SweepReport& report) {
   std::string out =
       "name,file,feasible,instance,nodes,gpus,strategy,micro_batch,grad_accum,pricing,cost_mean_usd,cost_p90_usd,"
-      "hours_p50,hours_p90,p_meets_deadline,vram_headroom,budget_usd,deadline_hours,why";
+      "hours_p50,hours_p90,p_meets_deadline,vram_headroom,budget_usd,deadline_hours,why,region,zone,price_as_of,price_source";
   if (report.changes != nullptr) out += ",baseline_cost_mean_usd,cost_delta_usd,cost_delta_pct,plan_changed";
   out += "\n";
   const auto changes = changes_by_name(report);
@@ -49,7 +49,8 @@ std::string sweep_csv(const SweepReport& report) {
     } else {
       cells.insert(cells.end(), 13, "");
     }
-    cells.insert(cells.end(), {optional_text(r.budget_usd, 2), optional_text(r.deadline_hours, 2), csv_cell(r.why)});
+    cells.insert(cells.end(), {optional_text(r.budget_usd, 2), optional_text(r.deadline_hours, 2), csv_cell(r.why),
+                               csv_cell(r.region), csv_cell(r.zone), csv_cell(r.price_as_of), csv_cell(r.price_source)});
     if (report.changes != nullptr) {
       const ScenarioChange* c = changes.at(r.name);
       const bool both = c->before && c->before->feasible && r.feasible;
@@ -113,16 +114,18 @@ std::string sweep_markdown(const SweepReport& report) {
     for (const ScenarioChange& c : *report.changes) unchanged += c.kind == ScenarioChange::Kind::unchanged ? 1 : 0;
     out += "\n" + std::to_string(unchanged) + " scenarios unchanged.\n\n";
   }
-  out += "| scenario | plan | pricing | cost mean/p90 | hours p50/p90 | P(deadline) | VRAM headroom |\n"
-         "|---|---|---|---:|---:|---:|---:|\n";
+  out += "| scenario | plan | pricing | priced at | cost mean/p90 | hours p50/p90 | P(deadline) | VRAM headroom |\n"
+         "|---|---|---|---|---:|---:|---:|---:|\n";
   for (const SweepRow& r : rows) {
     if (!r.feasible) {
-      out += "| " + md(r.name) + " | **infeasible**: " + md(r.why) + " | | | | | |\n";
+      out += "| " + md(r.name) + " | **infeasible**: " + md(r.why) + " | | | | | | |\n";
       continue;
     }
+    const std::string where = r.region.empty() ? "-" : r.region + (r.zone.empty() ? "" : "/" + r.zone);
     out += "| " + md(r.name) + " | " + std::to_string(r.nodes) + " x " + md(r.instance) + " (" + std::to_string(r.gpus) +
            " GPUs), " + md(r.strategy) + ", micro-batch " + std::to_string(r.micro_batch) + " x " +
-           std::to_string(r.grad_accum) + " | " + md(r.pricing) + " | " + usd_text(r.cost_mean_usd) + " / " +
+           std::to_string(r.grad_accum) + " | " + md(r.pricing) + " | " + md(where) +
+           (r.price_as_of.empty() ? "" : ", " + md(r.price_as_of)) + " | " + usd_text(r.cost_mean_usd) + " / " +
            usd_text(r.cost_p90_usd) + " | " + fixed(r.hours_p50, 1) + " / " + fixed(r.hours_p90, 1) + " | " +
            (r.deadline_hours ? fixed(r.p_meets_deadline, 3) : "-") + " | " + share_text(r.vram_headroom) + " |\n";
   }

@@ -4,9 +4,12 @@
 #include <cmath>
 #include <limits>
 
-#include "simulator/spec/errors.hpp"
+#include "planner/text/number_text.hpp"
 #include "simulator/economics/expected_run.hpp"
+#include "simulator/economics/interruption_process.hpp"
 #include "simulator/economics/run_defaults.hpp"
+#include "simulator/economics/step_time_uncertainty.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight {
 
@@ -14,95 +17,286 @@ namespace rd = run_defaults;
 
 namespace {
 
-PriceAdjustments adjustments(const Scenario& s, const StrategyConfig& c) {
-  PriceAdjustments a;
-  a.discount = s.prices.discount;
-  a.region = c.region ? c.region : s.prices.region;
-  a.zone = c.zone ? c.zone : s.prices.zone;
+// How far below its exact mean a Poisson run's Monte Carlo may land and still be bounded: three
+// standard errors of its mean (a 0.13% chance per candidate that the search prunes one it should not).
+constexpr double kCostBoundStandardErrors = 3.0;
+
+PricePolicy policy(const Scenario& s, const StrategyConfig& c) {
+  PricePolicy p = s.prices.policy;
+  if (c.region) p.regions = {*c.region};
+  if (c.zone) p.zones = {*c.zone};
   if (auto it = s.prices.overrides.find(c.instance); it != s.prices.overrides.end()) {
-    a.on_demand_usd_per_hour = it->second.on_demand_usd_per_hour;
-    a.spot_usd_per_hour = it->second.spot_usd_per_hour;
+    p.on_demand_usd_per_hour = it->second.on_demand_usd_per_hour;
+    p.spot_usd_per_hour = it->second.spot_usd_per_hour;
   }
-  return a;
+  return p;
 }
 
-// Spot interruptions: the scenario's trace or rate, else the machine's own figure, else its catalog
-// bucket (or the default bucket when the catalog knows none).
-InterruptionProcess spot_process(const Scenario& s, const NodeSpec& node, int nodes) {
+// How spot interruptions arrive for this job, and the wait for capacity after each: the scenario's
+// trace, rate or bucket, else an inline cluster's own rate, else the traces' figures for the
+// machine's class; the reclaim fraction and the wait from the scenario, else from those figures.
+struct SpotModel {
+  InterruptionProcess process;
+  std::optional<double> rate;  // per node-hour (Poisson)
+  double reclaim_fraction = 0.0;
+  double reacquire_hours = 0.0;
+  std::string description;
+  std::vector<RunAssumption> assumptions;
+};
+
+RunAssumption ranged(std::string name, std::string unit, double value, const FigureRange* data, std::string basis) {
+  // Without data a user's figure is varied by half and double (said so).
+  if (data != nullptr) return {std::move(name), std::move(unit), value, std::min(value, data->low), std::max(value, data->high), basis};
+  return {std::move(name), std::move(unit), value, value * 0.5, value * 2.0, basis + "; no trace data: half to double"};
+}
+
+SpotModel spot_model(const Scenario& s, const NodeSpec& node, int nodes) {
   const PreemptionSpec& p = s.preemption;
-  if (p.trace) return InterruptionProcess::replay(&*p.trace, nodes);
-  if (p.interruptions_per_node_hour) return InterruptionProcess::poisson(*p.interruptions_per_node_hour);
-  if (p.bucket) return InterruptionProcess::poisson(bucket_interruptions_per_node_hour(p.bucket));
-  if (node.spot_interruptions_per_node_hour) return InterruptionProcess::poisson(*node.spot_interruptions_per_node_hour);
-  return InterruptionProcess::poisson(bucket_interruptions_per_node_hour(node.interruption_bucket));
+  const SpotMarketFigures* market = node.spot_market ? &*node.spot_market : nullptr;
+  SpotModel m;
+  const double reclaim = p.reclaim_fraction.value_or(market != nullptr ? market->reclaim_fraction.value : 0.0);
+  m.reacquire_hours = p.reacquire_hours.value_or(market != nullptr ? market->reacquire_hours.value : 0.0);
+  const std::string reacquire_basis = p.reacquire_hours ? "scenario preemption.reacquire_hours"
+                                      : market != nullptr ? market->basis
+                                                          : "none given, no trace data";
+  std::optional<double> rate;
+  std::string rate_basis;
+  if (p.trace) {
+    m.process = InterruptionProcess::replay(&*p.trace, nodes);
+    m.description = "trace " + p.trace->name;
+  } else {
+    if (p.interruptions_per_node_hour) {
+      rate = *p.interruptions_per_node_hour;
+      rate_basis = "scenario preemption.interruptions_per_node_hour";
+    } else if (p.bucket) {
+      rate = bucket_interruptions_per_node_hour(p.bucket);
+      rate_basis = "Spot Advisor bucket " + *p.bucket;
+    } else if (node.spot_interruptions_per_node_hour) {
+      rate = *node.spot_interruptions_per_node_hour;
+      rate_basis = "the cluster's spot_interruptions_per_node_hour";
+    } else if (market != nullptr) {
+      rate = market->interruptions_per_node_hour.value;
+      rate_basis = market->basis + " (" + market->source.substr(0, market->source.find(' ')) + ")";
+    } else {
+      throw InvalidConfig("pricing", node.id + " has no spot interruption figures (the catalog lacks fitted/spot_interruptions.json): "
+                                               "give preemption.interruptions_per_node_hour, a bucket or a trace");
+    }
+    m.process = InterruptionProcess::poisson(*rate, reclaim);
+    m.rate = rate;
+    m.reclaim_fraction = reclaim;
+    m.description = "poisson " + fixed(*rate, 3) + " per node-hour (" + rate_basis + "), reclaims take " + share_text(reclaim) +
+                    " of the nodes";
+    m.assumptions.push_back(ranged("interruption rate", "per node-hour", *rate,
+                                   market != nullptr ? &market->interruptions_per_node_hour : nullptr, rate_basis));
+  }
+  m.description += ", capacity back after " + fixed(m.reacquire_hours, 2) + " h on average";
+  m.assumptions.push_back(ranged("re-acquire time", "hours", m.reacquire_hours, market != nullptr ? &market->reacquire_hours : nullptr,
+                                 reacquire_basis));
+  return m;
+}
+
+// The checkpoint storage's price for the run: what the provider charges for the bytes kept.
+void price_storage(const Scenario& s, const NodeSpec& node, RunEstimate& r) {
+  const double gb = r.checkpoint.disk_bytes / 1e9;
+  if (r.storage == CheckpointStorage::local_nvme) {
+    r.storage_basis = "local NVMe, part of the instance price";
+    return;
+  }
+  if (s.prices.storage_usd_per_gb_month) {
+    r.storage_usd_per_hour = *s.prices.storage_usd_per_gb_month * gb / rd::kHoursPerMonth;
+    r.storage_basis = "scenario price $" + fixed(*s.prices.storage_usd_per_gb_month, 4) + "/GB-month x " + fixed(gb, 0) + " GB";
+    return;
+  }
+  const std::string where(name_of(kCheckpointStorageNames, r.storage));
+  if (!node.storage) {
+    r.storage_basis = where + " storage not priced (no provider price for " + node.provider + "; prices.storage_usd_per_GB_month sets one)";
+    if (!node.prices.empty()) r.warnings.push_back("checkpoint storage is not priced: " + r.storage_basis);
+    return;
+  }
+  const std::optional<StorageOffer>& offer = r.storage == CheckpointStorage::object_store ? node.storage->object_store : node.storage->network_fs;
+  if (!offer) {
+    r.storage_basis = where + " storage not priced (catalogs/storage.json has none for " + node.provider + ")";
+    r.warnings.push_back("checkpoint storage is not priced: " + r.storage_basis + "; object_store is");
+    return;
+  }
+  const double billed_gb = std::max(gb, offer->minimum_gb);
+  r.storage_usd_per_hour = offer->usd_per_gb_month * billed_gb / rd::kHoursPerMonth;
+  r.storage_basis = offer->name + ", $" + fixed(offer->usd_per_gb_month, 4) + "/GB-month x " + fixed(billed_gb, 0) + " GB" +
+                    (billed_gb > gb ? " (its minimum)" : "") + " (" + offer->source.substr(0, offer->source.find(':')) + ", " +
+                    offer->as_of + ")";
+}
+
+void price_egress(const Scenario& s, const NodeSpec& node, RunEstimate& r) {
+  if (!s.egress.final_weights && s.egress.extra_gb <= 0.0) return;
+  const double weights = s.egress.final_weights
+                             ? checkpoint_bytes(s.workload.footprint(), s.workload.state_bytes(), false) / 1e9
+                             : 0.0;
+  r.egress_gb = weights + s.egress.extra_gb;
+  const std::string what = (s.egress.final_weights ? "the final weights (" + fixed(weights, 1) + " GB)" : std::string()) +
+                           (s.egress.extra_gb > 0.0 ? std::string(s.egress.final_weights ? " and " : "") + fixed(s.egress.extra_gb, 1) + " GB more" : "");
+  if (s.prices.egress_usd_per_gb) {
+    r.egress_usd = *s.prices.egress_usd_per_gb * r.egress_gb;
+    r.egress_basis = what + " at the scenario's $" + fixed(*s.prices.egress_usd_per_gb, 4) + "/GB";
+  } else if (node.storage && !node.storage->egress.empty()) {
+    r.egress_usd = egress_usd(node.storage->egress, r.egress_gb);
+    r.egress_basis = what + " to the internet at " + node.provider + "'s tiers (" +
+                     node.storage->egress_source.substr(0, node.storage->egress_source.find(',')) + ", " + node.storage->egress_as_of + ")";
+  } else {
+    r.egress_basis = what + ": no egress charge (owned machines or no provider price; prices.egress_usd_per_GB sets one)";
+  }
+}
+
+// Owned machines: their GPUs' power at the step's busy share, when the scenario prices a kWh.
+void price_electricity(const Scenario& s, const NodeSpec& node, const StrategyConfig& c, const StepTime& step, RunEstimate& r) {
+  if (r.price.usd_per_node_hour > 0.0 || !s.prices.electricity_usd_per_kwh || !node.gpu.board_power_watts) return;
+  const double busy = step.seconds() > 0.0 ? std::clamp((step.compute_seconds + step.recompute_seconds) / step.seconds(), 0.0, 1.0) : 1.0;
+  const double kw = static_cast<double>(c.nodes * node.gpus_per_node) * *node.gpu.board_power_watts * busy / 1000.0;
+  r.electricity_usd_per_hour = kw * *s.prices.electricity_usd_per_kwh;
 }
 
 }  // namespace
 
 std::optional<PriceChoice> job_price(const Scenario& s, const NodeSpec& node, const StrategyConfig& c) {
-  return choose_price(node, c.pricing, adjustments(s, c));
+  return choose_price(node, c.pricing, policy(s, c));
 }
 
-RunEstimate prepare_run(const Scenario& s, const Machine& machine, const StrategyConfig& c, double step_seconds,
+RunEstimate prepare_run(const Scenario& s, const Machine& machine, const StrategyConfig& c, const StepTime& step,
                         const RunOptions& options) {
   const NodeSpec& node = machine.node();
+  const bool spot = on_spot(c.pricing);
   RunEstimate r;
   const std::optional<PriceChoice> price = job_price(s, node, c);
+  const bool located = !c.region && !c.zone && s.prices.policy.regions.empty() && s.prices.policy.zones.empty();
   if (!price) {
-    throw InvalidConfig("pricing", node.id + " has no " + to_string(c.pricing) + " price listed" +
-                                       (c.region || c.zone ? " in the requested region/zone" : "") +
+    throw InvalidConfig("pricing", node.id + " has no " + std::string(spot ? "spot" : "on-demand") + " price listed" +
+                                       (located ? "" : " in the allowed regions/zones") +
                                        "; use the other pricing, another region, or prices.overrides");
   }
   r.price = *price;
-  r.usd_per_hour = price->usd_per_node_hour * c.nodes;
+  if (c.pricing == Pricing::spot_with_fallback) {
+    if (!s.constraints.deadline_hours) {
+      throw InvalidConfig("pricing", "spot_with_fallback spends the deadline's slack: it needs constraints.deadline_hours");
+    }
+    r.fallback = fallback_price(node, *price, policy(s, c));
+    if (!r.fallback) {
+      throw InvalidConfig("pricing", node.id + " lists no on-demand price in " + price->region + " (where its spot quote is) to fall back to");
+    }
+  }
 
-  const InterruptionProcess process = c.pricing == Pricing::spot ? spot_process(s, node, c.nodes) : InterruptionProcess::none();
-  r.interruption_model = process.describe();
-  r.job_interruptions_per_hour = process.job_rate_per_hour(c.nodes);
+  const SpotModel model = spot ? spot_model(s, node, c.nodes) : SpotModel{};
+  r.interruption_model = spot ? model.description : "none";
+  r.job_interruptions_per_hour = model.process.job_rate_per_hour(c.nodes);
+  r.interruptions_per_node_hour = model.rate;
+  r.reclaim_fraction = model.reclaim_fraction;
+  r.reacquire_hours = model.reacquire_hours;
+  r.assumptions = model.assumptions;
   const double failures_per_hour = rd::kFailuresPerGpuHour * c.nodes * node.gpus_per_node;
 
-  const double ckpt_bytes = checkpoint_bytes(s.workload.footprint(), s.workload.state_bytes(), s.checkpoint.settings.resumable);
+  // Local disks go with a reclaimed instance: spot checkpoints go to storage that outlives it.
+  r.storage = s.checkpoint.storage.value_or(spot ? CheckpointStorage::object_store : CheckpointStorage::local_nvme);
+  r.checkpoints_survive = !(spot && r.storage == CheckpointStorage::local_nvme);
+  const bool resumable = s.checkpoint.settings.resumable;
+  const double ckpt_bytes = checkpoint_bytes(s.workload.footprint(), s.workload.state_bytes(), resumable);
   // Nodes writing at once: every node when the states are sharded; under pipelining each stage saves
   // its own layers (Megatron: one file per tensor/pipeline rank of the first replica), and stages sit
   // on different nodes; otherwise rank 0's node writes the whole model.
-  const double writers = writes_sharded_checkpoints(c.sharding) ? c.nodes
-                                                                : std::min<double>(c.nodes, c.parallelism.pp);
+  const double writers = writes_sharded_checkpoints(c.sharding) ? c.nodes : std::min<double>(c.nodes, c.parallelism.pp);
   const bool no_checkpoints = c.checkpoint_interval_minutes && std::isinf(*c.checkpoint_interval_minutes);
   const double mtbi_seconds = no_checkpoints ? std::numeric_limits<double>::infinity()
                                              : 3600.0 / (r.job_interruptions_per_hour + failures_per_hour);
   const std::optional<double> interval = no_checkpoints ? std::nullopt : c.checkpoint_interval_minutes;
   CheckpointSettings settings = s.checkpoint.settings;
-  if (!settings.write_bytes_per_second_per_node) settings.write_bytes_per_second_per_node = machine.checkpoint_write_bytes_per_second();
-  r.checkpoint = plan_checkpoints(ckpt_bytes, settings, writers, node.gpus_per_node, step_seconds,
-                                  mtbi_seconds, interval);
-
-  if (s.checkpoint.settings.storage == CheckpointStorage::local_nvme) {
+  settings.storage = r.storage;
+  // A profile measures the machine's own disk: it says nothing of a network or object store.
+  if (!settings.write_bytes_per_second_per_node && r.storage == CheckpointStorage::local_nvme) {
+    settings.write_bytes_per_second_per_node = machine.checkpoint_write_bytes_per_second();
+  }
+  r.checkpoint = plan_checkpoints(ckpt_bytes, settings, writers, node.gpus_per_node, step.seconds(), mtbi_seconds, interval);
+  if (spot && (!r.checkpoints_survive || !resumable)) {
+    // Nothing to resume from after a reclaim: every interruption restarts the run from step 0.
+    r.checkpoint.interval_steps = 0;
+    r.checkpoint.interval_seconds = 0.0;
+    r.checkpoint.overhead_fraction = 0.0;
+    r.warnings.push_back(!r.checkpoints_survive
+                             ? "checkpoints on local NVMe are lost with a reclaimed instance: every interruption restarts the run "
+                               "from step 0 (checkpoint.storage object_store or network keeps them)"
+                             : "checkpoints hold the weights only (checkpoint.resumable false): an interruption loses the optimizer "
+                               "state, so every interruption restarts the run from step 0");
+  }
+  if (r.storage == CheckpointStorage::local_nvme) {
     r.disk_bytes_per_node = r.checkpoint.disk_bytes / writers;
     r.fits_local_disk = r.disk_bytes_per_node <= node.local_nvme_bytes;
   }
+  if (spot && node.spot_market && c.nodes > node.spot_market->max_nodes_observed && !s.preemption.trace) {
+    r.warnings.push_back("needs " + std::to_string(c.nodes) + " spot " + node.id + " nodes at once; no shipped trace of its class (" +
+                         node.spot_market->basis + ") ever held more than " + std::to_string(node.spot_market->max_nodes_observed) +
+                         ": that much spot capacity may not be obtainable at all");
+  }
+
+  price_storage(s, node, r);
+  price_egress(s, node, r);
+  price_electricity(s, node, c, step, r);
+  r.usd_per_hour = price->usd_per_node_hour * c.nodes + r.electricity_usd_per_hour;
 
   r.steps = static_cast<std::int64_t>(std::ceil(s.training().tokens / s.training().global_batch_tokens()));
   RunInputs& in = r.inputs;
   in.steps = r.steps;
-  in.step_seconds = step_seconds;
+  in.step_seconds = step.seconds();
   in.step_interval = machine.step_time_interval(c.framework);
   in.checkpoint = r.checkpoint;
   in.restart_seconds = rd::kReprovisionSeconds + rd::kWarmupSeconds;
+  in.reacquire_hours = spot ? model.reacquire_hours : 0.0;
   in.nodes = c.nodes;
   in.usd_per_hour = r.usd_per_hour;
-  in.interruptions = process;
+  in.fallback_usd_per_hour = r.fallback ? r.fallback->usd_per_node_hour * c.nodes : 0.0;
+  in.storage_usd_per_hour = r.storage_usd_per_hour;
+  in.fixed_usd = r.egress_usd;
+  in.interruptions = model.process;
   in.deadline_hours = s.constraints.deadline_hours.value_or(0.0);
   in.trials = options.trials;
   in.seed = options.seed;
   in.target_probability = s.constraints.min_completion_probability;
-  r.outcome.failure_free_hours = failure_free_hours(in);
-  r.expected_hours = expected_run_hours(in);
+  const double uninterrupted = failure_free_hours(in);
+  r.outcome.failure_free_hours = uninterrupted;
+  // No trial is faster than the fastest stratum of the step-time interval (step_time_uncertainty.hpp).
+  RunInputs fastest = in;
+  fastest.step_seconds *= fastest_step_time_multiplier(in.step_interval);
+  fastest.fallback_usd_per_hour = 0.0;
+  const double quickest = failure_free_hours(fastest);
+  // The closed forms at the step-time multiplier's mean: what they estimate is the Monte Carlo's mean.
+  RunInputs typical = in;
+  typical.step_seconds *= mean_step_time_multiplier(in.step_interval);
+  typical.fallback_usd_per_hour = 0.0;
+  if (r.fallback) {
+    // Its Monte Carlo decides; until then the cheaper of its two pure forms, capped by the deadline.
+    const double on_demand_usd = failure_free_hours(typical) * (in.fallback_usd_per_hour + in.storage_usd_per_hour) + in.fixed_usd;
+    r.expected_hours = std::min(expected_run_hours(typical), std::max(failure_free_hours(typical), in.deadline_hours));
+    r.expected_usd = std::min(expected_run_usd(typical), on_demand_usd);
+    r.lower_bound_usd = quickest * (std::min(in.usd_per_hour, in.fallback_usd_per_hour) + in.storage_usd_per_hour) + in.fixed_usd;
+  } else {
+    r.expected_hours = expected_run_hours(typical);
+    r.expected_usd = expected_run_usd(typical);
+    // Under Poisson interruptions the closed-form mean is exact: at the fastest step time it is a
+    // bound on the Monte Carlo's mixture over step times. A replayed trace gets only the
+    // failure-free bound (its closed form is an approximation).
+    const double floor_usd = quickest * (in.usd_per_hour + in.storage_usd_per_hour) + in.fixed_usd;
+    r.lower_bound_usd = in.interruptions.memoryless() ? std::max(floor_usd, monte_carlo_cost_bound(in, kCostBoundStandardErrors)) : floor_usd;
+  }
+
+  if (price->quotes > 1 && price->high_usd_per_node_hour > price->low_usd_per_node_hour) {
+    r.assumptions.push_back({"price zone", "USD per node-hour", price->usd_per_node_hour, price->low_usd_per_node_hour,
+                             price->high_usd_per_node_hour, "the cheapest and dearest of " + std::to_string(price->quotes) + " allowed quotes"});
+  }
+  if (in.step_interval.rows > 0 && in.step_interval.high > in.step_interval.low) {
+    r.assumptions.push_back({"step time", "x the prediction", 1.0, in.step_interval.low, in.step_interval.high,
+                             "the 80% interval of the model's held-out error"});
+  }
   return r;
 }
 
-RunEstimate estimate_run(const Scenario& s, const Machine& machine, const StrategyConfig& c, double step_seconds,
+RunEstimate estimate_run(const Scenario& s, const Machine& machine, const StrategyConfig& c, const StepTime& step,
                          const RunOptions& options) {
-  RunEstimate r = prepare_run(s, machine, c, step_seconds, options);
+  RunEstimate r = prepare_run(s, machine, c, step, options);
   r.outcome = simulate_run(r.inputs);
   return r;
 }

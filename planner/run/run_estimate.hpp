@@ -1,10 +1,12 @@
 #pragma once
-// The whole run of one configuration: steps, checkpoints, price and the Monte Carlo over
-// interruptions, assembled from the scenario, the machine and a step time.
+// The whole run of one configuration: steps, checkpoints and where they live, price, the
+// interruption model and the Monte Carlo over it, and every line of the bill, assembled from the
+// scenario, the machine and its simulated step.
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "planner/scenario/scenario.hpp"
 #include "simulator/economics/checkpoint_plan.hpp"
@@ -12,6 +14,7 @@
 #include "simulator/economics/run_monte_carlo.hpp"
 #include "simulator/hardware/machine.hpp"
 #include "simulator/spec/calibration_profile.hpp"
+#include "simulator/spec/step_time.hpp"
 
 namespace preflight {
 
@@ -21,31 +24,59 @@ struct RunOptions {
   int trials = 10000;
 };
 
+// One assumption of the run that no datasheet fixes, with the ends of what the data allow: what
+// the plan's sensitivity table varies.
+struct RunAssumption {
+  std::string name;   // "interruption rate", "re-acquire time", "price zone", "step time"
+  std::string unit;   // how the value reads
+  double value = 0.0;
+  double low = 0.0;   // the optimistic end
+  double high = 0.0;  // the pessimistic end
+  std::string basis;
+};
+
 struct RunEstimate {
   std::int64_t steps = 0;
   CheckpointPlan checkpoint;
+  CheckpointStorage storage = CheckpointStorage::local_nvme;  // where the checkpoints are written
+  bool checkpoints_survive = true;   // false: local disks that a reclaim takes with the instance
   double disk_bytes_per_node = 0.0;  // keep-last-k on each node's local NVMe (sharded saves spread out)
   bool fits_local_disk = true;       // only local NVMe storage is limited by the machine
-  PriceChoice price;           // per node-hour
-  double usd_per_hour = 0.0;   // the whole job
+  PriceChoice price;                 // per node-hour (spot_with_fallback: its spot side)
+  std::optional<PriceChoice> fallback;  // spot_with_fallback: the on-demand price it falls back to
+  double usd_per_hour = 0.0;         // the whole job's machines (electricity included where owned)
+  double electricity_usd_per_hour = 0.0;
+  double storage_usd_per_hour = 0.0;  // checkpoint storage, per wall-clock hour
+  std::string storage_basis;          // the offer and its price, or why it is free or unpriced
+  double egress_gb = 0.0;
+  double egress_usd = 0.0;
+  std::string egress_basis;
   std::string interruption_model;
   double job_interruptions_per_hour = 0.0;
+  std::optional<double> interruptions_per_node_hour;  // a Poisson model's per-node rate (empty: a trace, or none)
+  double reclaim_fraction = 0.0;                      // the share of the job's nodes one reclaim takes
+  double reacquire_hours = 0.0;                       // mean wait for capacity after a reclaim
+  std::vector<RunAssumption> assumptions;  // for the sensitivity table (spot pricings)
+  std::vector<std::string> warnings;       // what a cost engineer must hear: lost checkpoints, capacity
   RunInputs inputs;            // what the Monte Carlo runs
   double expected_hours = 0.0;  // closed form (expected_run.hpp): ranks candidates before the Monte Carlo
+  double expected_usd = 0.0;    // the same for the cost (spot_with_fallback: an estimate)
+  double lower_bound_usd = 0.0;  // no run of the config can cost less
   RunOutcome outcome;          // the Monte Carlo's; empty until it has run
 };
 
-// The price a config pays per node-hour, after the scenario's overrides, discount and region; empty
-// when the machine lists none for the config's pricing.
+// The price a config pays per node-hour, after the scenario's overrides, discount, regions and zones;
+// empty when the machine lists none for the config's pricing.
 std::optional<PriceChoice> job_price(const Scenario& scenario, const NodeSpec& node, const StrategyConfig& config);
 
-// Everything but the Monte Carlo: price, checkpoints, steps, failure-free and expected hours.
-// Throws InvalidConfig("pricing", ...) when the machine has no price for the config's pricing.
+// Everything but the Monte Carlo: price, storage, interruptions, checkpoints, steps, the closed forms.
+// Throws InvalidConfig("pricing", ...) when the machine has no price for the config's pricing (or,
+// for spot_with_fallback, no on-demand price where its spot quote is, or no deadline).
 RunEstimate prepare_run(const Scenario& scenario, const Machine& machine, const StrategyConfig& config,
-                        double step_seconds, const RunOptions& options);
+                        const StepTime& step, const RunOptions& options);
 
 // prepare_run, then the Monte Carlo.
 RunEstimate estimate_run(const Scenario& scenario, const Machine& machine, const StrategyConfig& config,
-                         double step_seconds, const RunOptions& options);
+                         const StepTime& step, const RunOptions& options);
 
 }  // namespace preflight

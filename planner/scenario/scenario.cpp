@@ -165,7 +165,10 @@ CheckpointSpec read_checkpoint(ObjectReader& r) {
   std::optional<ObjectReader> o = r.optional_object("checkpoint");
   if (!o) return c;
   CheckpointSettings& s = c.settings;
-  s.storage = o->optional_enum("storage", kCheckpointStorageNames).value_or(CheckpointStorage::local_nvme);
+  if (const std::optional<std::string> where = o->optional_choice("storage", {"auto", "nvme", "network", "object_store"});
+      where && *where != "auto") {
+    c.storage = *value_of(kCheckpointStorageNames, *where);
+  }
   s.keep = static_cast<int>(o->optional_integer("keep", 1, 1000).value_or(3));
   s.mode = o->optional_enum("mode", kCheckpointModeNames).value_or(CheckpointMode::synchronous);
   s.resumable = o->optional_boolean("resumable").value_or(true);
@@ -186,6 +189,8 @@ PreemptionSpec read_preemption(ObjectReader& r, const fs::path& scenario_file) {
   }
   p.interruptions_per_node_hour = o->optional_number("interruptions_per_node_hour", {0.0, 100.0, false, "per node-hour"});
   p.bucket = o->optional_choice("bucket", kSpotAdvisorBuckets);
+  p.reclaim_fraction = o->optional_number("reclaim_fraction", {0.0, 1.0});
+  p.reacquire_hours = o->optional_number("reacquire_hours", {0.0, 1000.0, false, "hours"});
   if (const auto trace = o->optional_string("trace")) {
     fs::path path = *trace;
     if (path.is_relative()) path = scenario_file.parent_path() / path;
@@ -198,13 +203,30 @@ PreemptionSpec read_preemption(ObjectReader& r, const fs::path& scenario_file) {
   return p;
 }
 
+// "region": "x" or "regions": ["x", ...] (the same for zones): never both.
+std::vector<std::string> one_or_list(ObjectReader& o, std::string_view one, std::string_view list) {
+  if (o.has(one) && o.has(list)) o.fail(list, "either \"" + std::string(one) + "\" or \"" + std::string(list) + "\", not both");
+  if (o.has(one)) return {o.string(one)};
+  if (o.has(list)) {
+    std::vector<std::string> values = o.string_list(list);
+    if (values.empty()) o.fail(list, "a non-empty list (leave it out to allow every one)");
+    return values;
+  }
+  return {};
+}
+
 PriceSpec read_prices(ObjectReader& r, const Catalog& catalog) {
   PriceSpec p;
   std::optional<ObjectReader> o = r.optional_object("prices");
   if (!o) return p;
-  p.discount = o->optional_number("discount", {0.0, 0.95}).value_or(0.0);
-  p.region = o->optional_string("region");
-  p.zone = o->optional_string("zone");
+  PricePolicy& policy = p.policy;
+  policy.discount = o->optional_number("discount", {0.0, 0.95}).value_or(0.0);
+  policy.regions = one_or_list(*o, "region", "regions");
+  policy.zones = one_or_list(*o, "zone", "zones");
+  policy.spot = o->optional_enum("spot", kSpotQuoteRuleNames).value_or(SpotQuoteRule::median);
+  p.electricity_usd_per_kwh = o->optional_number("electricity_usd_per_kWh", {0.0, 10.0, false, "USD per kWh"});
+  p.storage_usd_per_gb_month = o->optional_number("storage_usd_per_GB_month", {0.0, 10.0, false, "USD per GB-month"});
+  p.egress_usd_per_gb = o->optional_number("egress_usd_per_GB", {0.0, 10.0, false, "USD per GB"});
   if (std::optional<ObjectReader> overrides = o->optional_object("overrides")) {
     for (const std::string& id : overrides->keys()) {
       ObjectReader e = overrides->object(id);
@@ -217,6 +239,16 @@ PriceSpec read_prices(ObjectReader& r, const Catalog& catalog) {
   }
   o->finish();
   return p;
+}
+
+EgressSpec read_egress(ObjectReader& r) {
+  EgressSpec e;
+  std::optional<ObjectReader> o = r.optional_object("egress");
+  if (!o) return e;
+  e.final_weights = o->optional_boolean("final_weights").value_or(false);
+  e.extra_gb = o->optional_number("extra_GB", {0.0, 1e8, false, "GB"}).value_or(0.0);
+  o->finish();
+  return e;
 }
 
 NodeSpec read_cluster(const nlohmann::json& j, const Catalog& catalog, const std::string& file, const std::string& path) {
@@ -242,6 +274,10 @@ NodeSpec read_cluster(const nlohmann::json& j, const Catalog& catalog, const std
       r.optional_number("spot_interruptions_per_node_hour", {0.0, 100.0, false, "per node-hour"});
   n.prices.push_back(q);
   n.source = "scenario " + file;
+  // Spot on a cluster without its own rate takes the traces' figures (said where it is priced).
+  if (q.spot_usd_per_hour) {
+    if (const SpotMarketFigures* f = catalog.spot_market("inline", n.gpus_per_node)) n.spot_market = *f;
+  }
   r.finish();
   return n;
 }
@@ -293,6 +329,7 @@ Scenario load_scenario(const fs::path& file, const Catalog& catalog) {
   s.checkpoint = read_checkpoint(r);
   s.preemption = read_preemption(r, file);
   s.prices = read_prices(r, catalog);
+  s.egress = read_egress(r);
   if (r.has("clusters")) {
     const nlohmann::json& clusters = r.raw("clusters");
     if (!clusters.is_array()) r.fail("clusters", "a list of machine descriptions");

@@ -13,6 +13,7 @@
 
 #include "planner/catalog/catalog.hpp"
 #include "simulator/economics/checkpoint_plan.hpp"
+#include "simulator/economics/pricing.hpp"
 #include "simulator/economics/spot_trace.hpp"
 #include "simulator/spec/node_spec.hpp"
 #include "simulator/model/workload.hpp"
@@ -31,21 +32,27 @@ struct SearchSpace {
   std::vector<std::string> instances;  // empty: the whole catalog (or the GPUs below)
   std::vector<std::string> gpus;
   int max_nodes = 16;
-  std::vector<Pricing> pricing{Pricing::on_demand, Pricing::spot};
+  // spot_with_fallback needs a deadline (its slack is what it spends): searched only with one.
+  std::vector<Pricing> pricing{Pricing::on_demand, Pricing::spot, Pricing::spot_with_fallback};
   // The software stacks plan may choose among (search.frameworks); empty: the scenario's
   // training.framework, else what users of its training method run (searched_frameworks()).
   std::vector<Framework> frameworks;
 };
 
 struct CheckpointSpec {
-  CheckpointSettings settings;
+  CheckpointSettings settings;  // its storage is what `storage` resolves to for each pricing
+  // Where checkpoints go; empty ("auto"): local NVMe on demand, the provider's object store on spot
+  // (local disks go with a reclaimed instance).
+  std::optional<CheckpointStorage> storage;
 };
 
-// How spot interruptions are modelled; empty fields fall back to the machine's catalog bucket.
+// How spot interruptions are modelled; empty fields take the traces' figures for the machine's class.
 struct PreemptionSpec {
   std::optional<double> interruptions_per_node_hour;
   std::optional<std::string> bucket;
   std::optional<SpotTrace> trace;
+  std::optional<double> reclaim_fraction;  // share of the job's nodes one reclaim takes (0: independent)
+  std::optional<double> reacquire_hours;   // mean wait for capacity after a reclaim
 };
 
 struct PriceOverride {
@@ -54,10 +61,17 @@ struct PriceOverride {
 };
 
 struct PriceSpec {
-  double discount = 0.0;
-  std::optional<std::string> region;
-  std::optional<std::string> zone;
+  PricePolicy policy;  // regions, zones, the spot rule and the discount (overrides per instance below)
   std::map<std::string, PriceOverride> overrides;  // by instance id
+  std::optional<double> electricity_usd_per_kwh;   // owned machines: their GPUs' power, priced
+  std::optional<double> storage_usd_per_gb_month;  // replaces the provider's checkpoint-storage price
+  std::optional<double> egress_usd_per_gb;         // replaces the provider's egress tiers
+};
+
+// Data leaving the cloud when the run ends: the final weights (16-bit, or the adapters) and more.
+struct EgressSpec {
+  bool final_weights = false;
+  double extra_gb = 0.0;
 };
 
 struct ModelSource {
@@ -75,6 +89,7 @@ struct Scenario {
   CheckpointSpec checkpoint;
   PreemptionSpec preemption;
   PriceSpec prices;
+  EgressSpec egress;
   std::vector<NodeSpec> clusters;            // inline machines, usable wherever an instance id is
   std::optional<nlohmann::json> config_json;  // the inline "config", parsed against a machine later
   std::optional<Framework> framework;         // training.framework: the stack every config runs unless it says

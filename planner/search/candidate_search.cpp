@@ -79,6 +79,16 @@ class Screen {
         frameworks_(searched_frameworks(s)),
         fsdp2_(std::find(frameworks_.begin(), frameworks_.end(), Framework::torchtitan) != frameworks_.end()) {}
 
+  // The policy a fallback's on-demand side is priced under (the scenario's, and its overrides).
+  PricePolicy fallback_policy(const NodeSpec& node) const {
+    PricePolicy p = s_.prices.policy;
+    if (auto it = s_.prices.overrides.find(node.id); it != s_.prices.overrides.end()) {
+      p.on_demand_usd_per_hour = it->second.on_demand_usd_per_hour;
+      p.spot_usd_per_hour = it->second.spot_usd_per_hour;
+    }
+    return p;
+  }
+
   std::vector<Searched> machines(const Catalog& catalog) const {
     std::vector<Searched> out;
     for (const NodeSpec* node : searched_machines(s_, catalog)) {
@@ -87,10 +97,14 @@ class Screen {
       m.resolved = std::make_unique<Machine>(*node, s_.training().precision, o_.profile, o_.fit);
       m.node_limit = searched_node_limit(s_, *node);
       for (Pricing p : s_.search.pricing) {
+        // Without a deadline there is no slack to spend: spot_with_fallback is plain spot.
+        if (p == Pricing::spot_with_fallback && !s_.constraints.deadline_hours) continue;
         StrategyConfig probe;
         probe.instance = node->id;
         probe.pricing = p;
-        if (const std::optional<PriceChoice> price = job_price(s_, *node, probe)) {
+        std::optional<PriceChoice> price = job_price(s_, *node, probe);
+        if (price && p == Pricing::spot_with_fallback && !fallback_price(*node, *price, fallback_policy(*node))) price.reset();
+        if (price) {
           m.priced.push_back({p, price->usd_per_node_hour});
         } else {
           m.unpriced.push_back(p);
@@ -196,7 +210,10 @@ class Screen {
   void variant(const Searched& m, const StrategyConfig& base, std::vector<StrategyConfig>& fit, GroupResult& r) const {
     count(r, Verdict::invalid, m.unpriced.size());
     for (Pricing p : m.unpriced) {
-      keep_nearest(r.misses, Verdict::invalid, 0.0, false, [&] { return m.node->id + " lists no " + to_string(p) + " price"; });
+      keep_nearest(r.misses, Verdict::invalid, 0.0, false, [&] {
+        return m.node->id + (p == Pricing::spot_with_fallback ? " lists no on-demand price where its spot quote is, to fall back to"
+                                                              : " lists no " + to_string(p) + " price");
+      });
     }
     const std::size_t priced = m.priced.size();
     if (priced == 0) return;
@@ -261,6 +278,12 @@ class Screen {
     for (Pricing p : pricings) priced_run(m, e, p, r);
   }
 
+  // What the budget screen holds a config to before its Monte Carlo: the closed-form mean, or for
+  // spot_with_fallback (whose closed form is only an estimate) the cost no run of it can go under.
+  static double screened_usd(const PlanEntry& e) {
+    return e.config().pricing == Pricing::spot_with_fallback ? e.lower_bound_usd() : e.expected_usd();
+  }
+
   double probability_bound(const PlanEntry& e) const {
     if (!s_.constraints.deadline_hours) return 1.0;
     return completion_probability_bound(e.run.inputs, *s_.constraints.deadline_hours);
@@ -271,7 +294,7 @@ class Screen {
     entry.node = m.node;
     entry.evaluation = e;
     entry.evaluation.config.pricing = pricing;
-    entry.run = prepare_run(s_, *m.resolved, entry.config(), e.step->seconds(), o_.run);
+    entry.run = prepare_run(s_, *m.resolved, entry.config(), *e.step, o_.run);
     const auto label = [&] { return candidate_text(*m.node, entry.config()); };
     const double hours = entry.run.outcome.failure_free_hours;
     // Missed even if the step time is at the fast end of its interval (the Monte Carlo's fastest stratum).
@@ -279,9 +302,9 @@ class Screen {
     if (s_.constraints.deadline_hours && fastest_hours > *s_.constraints.deadline_hours) {
       entry.verdict = Verdict::deadline;
       keep_nearest(r.misses, Verdict::deadline, hours / *s_.constraints.deadline_hours - 1.0, false, [&] { return label() + ": needs " + fixed(hours, 1) + " h without a single interruption"; });
-    } else if (s_.constraints.budget_usd && entry.expected_usd() > *s_.constraints.budget_usd) {
+    } else if (const double usd = screened_usd(entry); s_.constraints.budget_usd && usd > *s_.constraints.budget_usd) {
       entry.verdict = Verdict::budget;
-      keep_nearest(r.misses, Verdict::budget, entry.expected_usd() / *s_.constraints.budget_usd - 1.0, false, [&] { return label() + ": expected cost " + usd_text(entry.expected_usd()); });
+      keep_nearest(r.misses, Verdict::budget, usd / *s_.constraints.budget_usd - 1.0, false, [&] { return label() + ": expected cost " + usd_text(usd); });
     } else if (const double bound = probability_bound(entry); bound < s_.constraints.min_completion_probability) {
       // Even the Cantelli bound is short: no Monte Carlo can find the probability needed.
       entry.verdict = Verdict::probability;

@@ -45,11 +45,12 @@ struct PlanEntry {
   Evaluation evaluation;
   RunEstimate run;
   bool monte_carlo = false;
+  bool confirmed = false;  // its Monte Carlo ran the full trial count (the search screens with fewer)
   Verdict verdict = Verdict::feasible;
 
   const StrategyConfig& config() const { return evaluation.config; }
-  double lower_bound_usd() const { return run.outcome.failure_free_hours * run.usd_per_hour; }
-  double expected_usd() const { return run.expected_hours * run.usd_per_hour; }
+  double lower_bound_usd() const { return run.lower_bound_usd; }
+  double expected_usd() const { return run.expected_usd; }
   // The Monte Carlo's means where it ran, else the closed form's.
   double mean_usd() const { return monte_carlo ? run.outcome.usd.mean : expected_usd(); }
   double mean_hours() const { return monte_carlo ? run.outcome.hours.mean : run.expected_hours; }
@@ -76,6 +77,23 @@ void keep_nearest(MissSlots& slots, Verdict reason, double shortfall, bool at_le
   if (!slot || shortfall < slot->shortfall) slot = NearestMiss{reason, shortfall, at_least, text()};
 }
 
+// One assumption of the winner varied alone (plan_sensitivity.hpp).
+struct SensitivityRow {
+  RunAssumption assumption;
+  double usd_low = 0.0;   // mean cost at the assumption's optimistic end
+  double usd_high = 0.0;  // ... and at its pessimistic end
+  double p_low = 0.0;     // P(deadline) at the optimistic end
+  double p_high = 0.0;
+};
+
+// For a spot winner: the interruption rate at which the same config on demand would be as cheap.
+struct SpotBreakEven {
+  double on_demand_usd = 0.0;             // the same config on demand, failure-free
+  double assumed_rate = 0.0;              // per node-hour, as the plan assumed
+  std::optional<double> break_even_rate;  // empty: cheaper at any rate up to 100 per node-hour
+  double saving_fraction = 0.0;           // at the assumed rate: 1 - spot / on demand
+};
+
 struct Plan {
   std::string scenario;
   std::optional<PlanEntry> best;
@@ -86,6 +104,8 @@ struct Plan {
   std::vector<NearestMiss> nearest_misses;
   std::vector<std::string> reasons;      // why the winner
   std::vector<std::string> suggestions;  // when nothing is feasible: what would make it so
+  std::vector<SensitivityRow> sensitivity;  // the winner under each assumption's ends
+  std::optional<SpotBreakEven> break_even;  // a spot winner's break-even interruption rate
   std::int64_t evaluated = 0;            // candidate configurations considered
   std::int64_t simulated = 0;            // step simulations run
   std::int64_t monte_carlo_runs = 0;

@@ -1,13 +1,16 @@
 #include "planner/search/plan_ranking.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <tuple>
+#include <utility>
 
 #include <tbb/parallel_for.h>
 
 #include "planner/text/number_text.hpp"
+#include "simulator/economics/step_time_uncertainty.hpp"
 #include "planner/text/candidate_text.hpp"
 
 namespace preflight {
@@ -18,6 +21,15 @@ namespace {
 constexpr std::size_t kBatch = 8;
 // Frontier points given a Monte Carlo at most; evenly spread over the closed-form frontier.
 constexpr std::size_t kFrontierPoints = 16;
+// A run whose closed form is only an estimate (spot_with_fallback, a replayed trace) is bounded by a
+// short pilot Monte Carlo instead: two trials per step-time stratum, its mean less this many of its
+// standard errors (the spread over the strata included, which only widens the margin).
+constexpr int kPilotTrials = 2 * kStepTimeStrata;
+constexpr double kPilotStandardErrors = 4.0;
+// The branch and bound decides on Monte Carlo runs of this many trials (a mean within ~1% for the
+// spread of these runs); what the plan reports (winner, alternatives, frontier) is run again with the
+// full count, and chosen again until everything reported has been.
+constexpr int kScreeningTrials = 2000;
 
 // How much machinery a config asks of the engine; on a tie the simpler one wins (less to go wrong).
 int complexity(const StrategyConfig& c) {
@@ -40,31 +52,72 @@ class Ranker {
   }
 
   RankingResult rank() {
+    one_fallback_per_choice();
+    pilot_bounds();
     branch_and_bound();
-    frontier();
+    frontier_candidates();
+    const Reported reported = confirm();
     for (const PlanEntry& e : r_.entries) {
       if (e.verdict == Verdict::bounded || e.monte_carlo) ++r_.counts[static_cast<int>(e.verdict)];
     }
-    std::vector<std::size_t> feasible = feasible_by_cost();
-    if (!feasible.empty()) {
-      r_.best = r_.entries[feasible.front()];
-      for (std::size_t i : feasible) {
-        const PlanEntry& e = r_.entries[i];
-        if (static_cast<int>(r_.alternatives.size()) >= o_.top) break;
-        const auto seen = [&](const PlanEntry& a) { return same_choice(a, e); };
-        if (seen(*r_.best) || std::any_of(r_.alternatives.begin(), r_.alternatives.end(), seen)) continue;
-        r_.alternatives.push_back(e);
-      }
+    if (reported.best) {
+      r_.best = r_.entries[*reported.best];
+      for (std::size_t i : reported.alternatives) r_.alternatives.push_back(r_.entries[i]);
     }
+    for (std::size_t i : reported.frontier) r_.frontier.push_back(r_.entries[i]);
     return std::move(r_);
   }
 
  private:
-  void monte_carlo(const std::vector<std::size_t>& which) {
+  // What the plan shows: indices of the winner, its alternatives and the frontier.
+  struct Reported {
+    std::optional<std::size_t> best;
+    std::vector<std::size_t> alternatives;
+    std::vector<std::size_t> frontier;
+  };
+
+  Reported choose() const {
+    Reported out;
+    const std::vector<std::size_t> feasible = feasible_by_cost();
+    if (!feasible.empty()) {
+      out.best = feasible.front();
+      for (std::size_t i : feasible) {
+        if (static_cast<int>(out.alternatives.size()) >= o_.top) break;
+        const auto seen = [&](std::size_t a) { return same_choice(r_.entries[a], r_.entries[i]); };
+        if (seen(*out.best) || std::any_of(out.alternatives.begin(), out.alternatives.end(), seen)) continue;
+        out.alternatives.push_back(i);
+      }
+    }
+    out.frontier = pareto(feasible, [&](std::size_t i) { return r_.entries[i].run.outcome.hours.mean; },
+                          [&](std::size_t i) { return r_.entries[i].run.outcome.usd.mean; });
+    return out;
+  }
+
+  // Everything reported runs with the full trial count; a confirmed figure may reorder the choice,
+  // so choose again until nothing reported is left unconfirmed (each round confirms at least one).
+  Reported confirm() {
+    for (;;) {
+      Reported out = choose();
+      std::vector<std::size_t> todo;
+      const auto need = [&](std::size_t i) {
+        if (!r_.entries[i].confirmed && std::find(todo.begin(), todo.end(), i) == todo.end()) todo.push_back(i);
+      };
+      if (out.best) need(*out.best);
+      for (std::size_t i : out.alternatives) need(i);
+      for (std::size_t i : out.frontier) need(i);
+      if (todo.empty()) return out;
+      monte_carlo(todo, true);
+    }
+  }
+
+  void monte_carlo(const std::vector<std::size_t>& which, bool full = false) {
     tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t k) {
       PlanEntry& e = r_.entries[which[k]];
-      e.run.outcome = simulate_run(e.run.inputs);
+      RunInputs in = e.run.inputs;
+      if (!full) in.trials = std::min(in.trials, kScreeningTrials);
+      e.run.outcome = simulate_run(in);
       e.monte_carlo = true;
+      e.confirmed = in.trials == e.run.inputs.trials;
     });
     r_.monte_carlo_runs += static_cast<std::int64_t>(which.size());
     for (std::size_t i : which) classify(r_.entries[i]);
@@ -85,6 +138,42 @@ class Ranker {
     } else {
       e.verdict = Verdict::feasible;
     }
+  }
+
+  // spot_with_fallback's cost and risk grow with the run's failure-free hours, which is all that
+  // differs between the configs of one machine and node count (their checkpoints hold the same model
+  // states): only the quickest of each is priced by a Monte Carlo, the rest are dominated by it.
+  void one_fallback_per_choice() {
+    std::map<std::pair<const NodeSpec*, int>, std::size_t> quickest;
+    const auto hours = [&](std::size_t i) { return r_.entries[i].run.outcome.failure_free_hours; };
+    for (std::size_t i = 0; i < r_.entries.size(); ++i) {
+      const PlanEntry& e = r_.entries[i];
+      if (e.verdict != Verdict::bounded || e.config().pricing != Pricing::spot_with_fallback) continue;
+      const auto [it, inserted] = quickest.emplace(std::pair{e.node, e.config().nodes}, i);
+      if (inserted) continue;
+      const std::size_t loser = hours(i) < hours(it->second) ? std::exchange(it->second, i) : i;
+      r_.entries[loser].verdict = Verdict::dominated;
+      ++r_.counts[static_cast<int>(Verdict::dominated)];
+    }
+  }
+
+  static bool estimated(const PlanEntry& e) {
+    return e.config().pricing == Pricing::spot_with_fallback || !e.run.inputs.interruptions.memoryless();
+  }
+
+  void pilot_bounds() {
+    std::vector<std::size_t> which;
+    for (std::size_t i = 0; i < r_.entries.size(); ++i) {
+      if (r_.entries[i].verdict == Verdict::bounded && estimated(r_.entries[i])) which.push_back(i);
+    }
+    tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t k) {
+      PlanEntry& e = r_.entries[which[k]];
+      RunInputs pilot = e.run.inputs;
+      pilot.trials = kPilotTrials;
+      const Distribution usd = simulate_run(pilot).usd;
+      const double bound = usd.mean - kPilotStandardErrors * usd.stddev / std::sqrt(static_cast<double>(kPilotTrials));
+      e.run.lower_bound_usd = std::max(e.run.lower_bound_usd, bound);
+    });
   }
 
   std::vector<std::size_t> pending_by_lower_bound() const {
@@ -141,9 +230,9 @@ class Ranker {
     }
   }
 
-  // Pareto over (expected hours, expected cost) in closed form, a Monte Carlo for up to
-  // kFrontierPoints of it, then the frontier of what is feasible after the Monte Carlo.
-  void frontier() {
+  // Pareto over (expected hours, expected cost) in closed form and a Monte Carlo for up to
+  // kFrontierPoints of it; the frontier of what is feasible after it is chosen with the rest.
+  void frontier_candidates() {
     std::vector<std::size_t> open;
     for (std::size_t i = 0; i < r_.entries.size(); ++i) {
       const Verdict v = r_.entries[i].verdict;
@@ -168,11 +257,6 @@ class Ranker {
       if (!r_.entries[i].monte_carlo) todo.push_back(i);
     }
     monte_carlo(todo);
-    std::vector<std::size_t> feasible;
-    for (std::size_t i : open) {
-      if (r_.entries[i].verdict == Verdict::feasible) feasible.push_back(i);
-    }
-    for (std::size_t i : pareto(feasible, hours, usd)) r_.frontier.push_back(r_.entries[i]);
   }
 
   template <class Hours, class Usd>

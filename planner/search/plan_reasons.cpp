@@ -8,6 +8,7 @@
 #include "planner/search/search_space.hpp"
 #include "simulator/hardware/machine.hpp"
 #include "simulator/economics/run_defaults.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight {
 
@@ -15,14 +16,27 @@ namespace {
 
 // The cheapest entry satisfying `match` that passed every constraint: confirmed by its Monte Carlo,
 // or passed every screen and was left without one because it could not win (its closed-form cost).
+// Entries with a Monte Carlo come first: a closed form is only an estimate (spot_with_fallback's
+// especially), and a reason must not name a config the Monte Carlo has already priced higher.
 template <class Match>
 const PlanEntry* cheapest_feasible(const Plan& plan, Match match) {
   const PlanEntry* best = nullptr;
-  for (const PlanEntry& e : plan.screened) {
-    if ((e.verdict != Verdict::feasible && e.verdict != Verdict::bounded) || !match(e)) continue;
-    if (best == nullptr || e.mean_usd() < best->mean_usd()) best = &e;
+  for (const bool simulated : {true, false}) {
+    for (const PlanEntry& e : plan.screened) {
+      if ((e.verdict != Verdict::feasible && e.verdict != Verdict::bounded) || !match(e) || e.monte_carlo != simulated) continue;
+      if (best == nullptr || e.mean_usd() < best->mean_usd()) best = &e;
+    }
+    if (best != nullptr) return best;
   }
   return best;
+}
+
+// A feasible entry with its Monte Carlo figures (run here when the search left it at its closed
+// form or a screening run), so what a reason compares is what the tables show.
+PlanEntry with_monte_carlo(PlanEntry e) {
+  if (!e.monte_carlo || !e.confirmed) e.run.outcome = simulate_run(e.run.inputs);
+  e.monte_carlo = e.confirmed = true;
+  return e;
 }
 
 std::string step_and_cost(const PlanEntry& e) {
@@ -35,15 +49,19 @@ std::string variant_text(const PlanEntry& e) {
 }
 
 // How much worse `a` is than the winner `w`: in cost, or in time where the machines cost nothing.
+// (A config the search left at a screening Monte Carlo may come out a hair cheaper when run in full:
+// said as "less", within the Monte Carlo's noise.)
 std::string worse_text(const PlanEntry& a, const PlanEntry& w) {
-  if (w.mean_usd() > 0.0) return share_text(a.mean_usd() / w.mean_usd() - 1.0) + " more";
-  return share_text(a.mean_hours() / w.mean_hours() - 1.0) + " longer";
+  const bool money = w.mean_usd() > 0.0;
+  const double change = money ? a.mean_usd() / w.mean_usd() - 1.0 : a.mean_hours() / w.mean_hours() - 1.0;
+  if (change >= 0.0) return share_text(change) + (money ? " more" : " longer");
+  return share_text(-change) + (money ? " less" : " shorter") + ", within the Monte Carlo's noise";
 }
 
 class Explainer {
  public:
   Explainer(const Scenario& s, const Plan& p, const PlanOptions& o)
-      : s_(s), p_(p), w_(*p.best), machine_(*w_.node, s.training().precision, o.profile, o.fit) {}
+      : s_(s), p_(p), w_(*p.best), machine_(*w_.node, s.training().precision, o.profile, o.fit), options_(o) {}
 
   std::vector<std::string> lines() {
     const std::int64_t feasible = p_.counts[static_cast<int>(Verdict::feasible)];
@@ -60,9 +78,10 @@ class Explainer {
     }
     if (w_.config().recompute != Recompute::none) without_recompute();
     pricing();
+    storage();
     checkpoints();
     if (!p_.alternatives.empty()) {
-      const PlanEntry& a = p_.alternatives.front();
+      const PlanEntry& a = p_.alternatives.front();  // confirmed by the ranking
       out_.push_back("runner-up: " + candidate_text(*a.node, a.config()) + ", " + step_and_cost(a) + " (" +
                      worse_text(a, w_) + ")");
     }
@@ -80,20 +99,37 @@ class Explainer {
     return e.node == w_.node && e.config().nodes == w_.config().nodes && e.config().pricing == w_.config().pricing;
   }
 
-  // Memory of the leanest config with `c`'s sharding and offload: micro-batch 1, full recompute.
-  std::string leanest_shortfall(StrategyConfig c) const {
+  // The leanest config with `c`'s sharding and offload (micro-batch 1, full recompute): why it does
+  // not fit, or, when it does, what it would cost (`fits` set).
+  std::string leanest_shortfall(StrategyConfig c, bool& fits) const {
     c = with_offering_framework(c, s_);
     c.recompute = Recompute::full;
     c.grad_accum = c.grad_accum * c.micro_batch;
     c.micro_batch = 1;
     const Evaluation e = evaluate(s_.workload, machine_, c, s_.constraints.vram_headroom);
     const MemoryEstimate& m = e.memory;
+    fits = false;
     if (!m.fits_gpu()) {
       return "needs " + gib(m.peak_bytes) + " per GPU even at micro-batch 1 with full recompute (" +
              share_text(m.peak_bytes / m.usable_bytes - 1.0) + " over the " + gib(m.usable_bytes) + " usable)";
     }
     if (!m.fits_host()) return "needs " + gib(m.host_bytes_per_node) + " of host RAM per node (" + gib(m.host_capacity_bytes) + ")";
-    return "fits only at a higher cost";
+    fits = true;
+    std::string text = "fits at micro-batch 1 with full recompute (peak " + gib(m.peak_bytes) + " of " + gib(m.usable_bytes) + " usable)";
+    if (!e.step) return text;
+    try {
+      const RunEstimate run = estimate_run(s_, machine_, c, *e.step, {options_.run.seed, std::min(options_.run.trials, 2000)});
+      PlanEntry alt;
+      alt.node = w_.node;
+      alt.evaluation = e;
+      alt.run = run;
+      alt.monte_carlo = true;
+      text += ", step " + fixed(e.step->seconds(), 2) + " s, " + fixed(run.outcome.hours.mean, 1) + " h, " +
+              usd_text(run.outcome.usd.mean) + " expected (" + worse_text(alt, w_) + ")";
+    } catch (const InvalidConfig& x) {
+      text += std::string(" but cannot be priced: ") + x.what();
+    }
+    return text;
   }
 
   void lighter_sharding(int stage) {
@@ -104,8 +140,9 @@ class Explainer {
       return same_machine(e) && sharding_scheme(e.config().sharding).stage == stage && !model_parallel(e.config().parallelism);
     });
     if (alt != nullptr) {
-      out_.push_back(plain_prefix() + to_string(sharding) + " instead: also feasible here, " + variant_text(*alt) + ", " +
-                     step_and_cost(*alt) + " (" + worse_text(*alt, w_) + ")");
+      const PlanEntry a = with_monte_carlo(*alt);
+      out_.push_back(plain_prefix() + to_string(sharding) + " instead: also feasible here, " + variant_text(a) + ", " +
+                     step_and_cost(a) + " (" + worse_text(a, w_) + ")");
       return;
     }
     StrategyConfig c = w_.config();
@@ -117,7 +154,9 @@ class Explainer {
       c.micro_batch = 1;
       c.grad_accum = std::max<std::int64_t>(1, s_.training().global_batch_sequences / (c.nodes * w_.node->gpus_per_node));
     }
-    out_.push_back(plain_prefix() + to_string(sharding) + " does not fit here: it " + leanest_shortfall(c));
+    bool fits = false;
+    const std::string why = leanest_shortfall(c, fits);
+    out_.push_back(plain_prefix() + to_string(sharding) + (fits ? " instead: " : " does not fit here: it ") + why);
   }
 
   // Says "plain" where the winner itself is a tensor/pipeline layout with the same sharding name.
@@ -131,8 +170,9 @@ class Explainer {
       return same_machine(e) && !model_parallel(e.config().parallelism);
     });
     if (alt != nullptr && sharding_scheme(alt->config().sharding).stage == 3) {
-      out_.push_back("without tensor/pipeline parallelism: " + variant_text(*alt) + ", " + step_and_cost(*alt) + " (" +
-                     worse_text(*alt, w_) + ")");
+      const PlanEntry a = with_monte_carlo(*alt);
+      out_.push_back("without tensor/pipeline parallelism: " + variant_text(a) + ", " + step_and_cost(a) + " (" +
+                     worse_text(a, w_) + ")");
     }
     const Parallelism& par = w_.config().parallelism;
     if (par.pp > 1 && w_.evaluation.step) {
@@ -150,13 +190,16 @@ class Explainer {
              e.config().offload.params == OffloadTarget::none;
     });
     if (alt != nullptr) {
-      out_.push_back("without offload: also feasible, " + variant_text(*alt) + ", " + step_and_cost(*alt) + " (" +
-                     worse_text(*alt, w_) + ")");
+      const PlanEntry a = with_monte_carlo(*alt);
+      out_.push_back("without offload: also feasible, " + variant_text(a) + ", " + step_and_cost(a) + " (" +
+                     worse_text(a, w_) + ")");
       return;
     }
     StrategyConfig c = w_.config();
     c.offload = {};
-    out_.push_back("without offload it does not fit: " + strategy_text(c) + " " + leanest_shortfall(c));
+    bool fits = false;
+    const std::string why = leanest_shortfall(c, fits);
+    out_.push_back((fits ? "without offload: " : "without offload it does not fit: ") + strategy_text(c) + " " + why);
   }
 
   void without_recompute() {
@@ -164,8 +207,8 @@ class Explainer {
       return same_machine(e) && e.config().sharding == w_.config().sharding && e.config().recompute < w_.config().recompute;
     });
     if (alt != nullptr) {
-      out_.push_back("with less recompute: " + variant_text(*alt) + ", " + step_and_cost(*alt) + " (" +
-                     worse_text(*alt, w_) + ")");
+      const PlanEntry a = with_monte_carlo(*alt);
+      out_.push_back("with less recompute: " + variant_text(a) + ", " + step_and_cost(a) + " (" + worse_text(a, w_) + ")");
       return;
     }
     StrategyConfig c = w_.config();
@@ -185,42 +228,56 @@ class Explainer {
   }
 
   void pricing() {
-    if (s_.search.pricing.size() < 2) return;
-    const Pricing other = w_.config().pricing == Pricing::spot ? Pricing::on_demand : Pricing::spot;
-    const PlanEntry* alt = cheapest_feasible(p_, [&](const PlanEntry& e) { return e.config().pricing == other; });
-    if (alt != nullptr) {
-      const RunOutcome& o = alt->run.outcome;
-      out_.push_back(to_string(w_.config().pricing) + " over " + to_string(other) + ": the best " + to_string(other) +
-                     " plan, " + candidate_text(*alt->node, alt->config()) + ", costs " + usd_text(alt->mean_usd()) +
-                     " expected" +
-                     (alt->monte_carlo ? " (p90 " + usd_text(o.usd.p90) + ", " + fixed(o.interruptions_expected, 1) +
-                                             " interruptions expected, P(deadline) " + fixed(o.p_meets_deadline, 3) + ")"
-                                       : " (closed form: its lower bound already ruled it out of the Monte Carlo)"));
-      return;
+    const Pricing mine = w_.config().pricing;
+    for (const Pricing other : s_.search.pricing) {
+      if (other == mine || (other == Pricing::spot_with_fallback && !s_.constraints.deadline_hours)) continue;
+      const std::string versus = to_string(mine) + " over " + to_string(other) + ": ";
+      if (const PlanEntry* alt = cheapest_feasible(p_, [&](const PlanEntry& e) { return e.config().pricing == other; })) {
+        const PlanEntry a = with_monte_carlo(*alt);
+        const RunOutcome& o = a.run.outcome;
+        out_.push_back(versus + "the best " + to_string(other) + " plan, " + candidate_text(*a.node, a.config()) + ", costs " +
+                       usd_text(o.usd.mean) + " expected (p90 " + usd_text(o.usd.p90) + ", " + fixed(o.interruptions_expected, 1) +
+                       " interruptions expected, P(deadline) " + fixed(o.p_meets_deadline, 3) + ", " + worse_text(a, w_) + ")");
+        continue;
+      }
+      const PlanEntry* nearest = nullptr;
+      for (const PlanEntry& e : p_.screened) {
+        if (e.config().pricing != other || e.verdict != Verdict::probability) continue;
+        if (nearest == nullptr || e.run.outcome.p_meets_deadline > nearest->run.outcome.p_meets_deadline) nearest = &e;
+      }
+      if (nearest != nullptr) {
+        const PlanEntry& n = *nearest;
+        out_.push_back(versus + "no " + to_string(other) + " plan meets the deadline with probability " +
+                       fixed(s_.constraints.min_completion_probability, 2) + "; the nearest, " + candidate_text(*n.node, n.config()) +
+                       ", " + (n.monte_carlo ? "" : "at most ") + fixed(n.run.outcome.p_meets_deadline, 3) + " (" +
+                       fixed(n.run.job_interruptions_per_hour, 2) + " interruptions per hour, expected " +
+                       fixed(n.run.expected_hours, 1) + " h against " + fixed(n.run.outcome.failure_free_hours, 1) +
+                       " h uninterrupted)");
+      } else {
+        out_.push_back(versus + "no feasible " + to_string(other) + " plan (see the rejections)");
+      }
     }
-    const PlanEntry* nearest = nullptr;
-    for (const PlanEntry& e : p_.screened) {
-      if (e.config().pricing != other || e.verdict != Verdict::probability) continue;
-      if (nearest == nullptr || e.run.outcome.p_meets_deadline > nearest->run.outcome.p_meets_deadline) nearest = &e;
+    if (mine == Pricing::spot_with_fallback) {
+      const RunOutcome& o = w_.run.outcome;
+      out_.push_back("spot_with_fallback runs on spot while the deadline's slack lasts and on demand once it would not "
+                     "(Uniform Progress, Can't Be Late, NSDI'24): on demand in " + share_text(o.fallback_probability) +
+                     " of the trials, " + fixed(o.fallback_hours, 1) + " h on average");
     }
-    if (nearest != nullptr) {
-      const PlanEntry& n = *nearest;
-      out_.push_back(to_string(w_.config().pricing) + " over " + to_string(other) + ": no " + to_string(other) +
-                     " plan meets the deadline with probability " + fixed(s_.constraints.min_completion_probability, 2) +
-                     "; the nearest, " + candidate_text(*n.node, n.config()) + ", " + (n.monte_carlo ? "" : "at most ") +
-                     fixed(n.run.outcome.p_meets_deadline, 3) + " (" + fixed(n.run.job_interruptions_per_hour, 2) +
-                     " interruptions per hour, expected " + fixed(n.run.expected_hours, 1) + " h against " +
-                     fixed(n.run.outcome.failure_free_hours, 1) + " h uninterrupted)");
-    } else {
-      out_.push_back(to_string(w_.config().pricing) + " over " + to_string(other) + ": no feasible " + to_string(other) +
-                     " plan (see the rejections)");
+  }
+
+  void storage() {
+    const RunEstimate& r = w_.run;
+    if (!on_spot(w_.config().pricing)) return;
+    if (r.checkpoints_survive) {
+      out_.push_back("checkpoints go to " + std::string(name_of(kCheckpointStorageNames, r.storage)) +
+                     " storage, which outlives a reclaimed instance (" + r.storage_basis + ")");
     }
   }
 
   void checkpoints() {
     const CheckpointPlan& k = w_.run.checkpoint;
     if (k.interval_steps == 0) {
-      out_.push_back("no checkpoints: an interruption restarts the run");
+      out_.push_back("no checkpoints to resume from: an interruption restarts the run from step 0");
       return;
     }
     const double rate = w_.run.job_interruptions_per_hour +
@@ -236,6 +293,7 @@ class Explainer {
   const Plan& p_;
   const PlanEntry& w_;
   const Machine machine_;  // the winner's, for the variants it is compared with
+  const PlanOptions& options_;
   std::vector<std::string> out_;
 };
 

@@ -4,6 +4,7 @@
 
 #include "planner/search/candidate_search.hpp"
 #include "planner/search/plan_reasons.hpp"
+#include "planner/search/plan_sensitivity.hpp"
 #include "planner/search/plan_suggestions.hpp"
 
 namespace preflight {
@@ -12,6 +13,8 @@ Plan search_plan(const Scenario& scenario, const Catalog& catalog, const PlanOpt
   const auto start = std::chrono::steady_clock::now();
   Plan plan = search_candidates(scenario, catalog, options);
   if (plan.best) {
+    plan.sensitivity = plan_sensitivity(*plan.best);
+    plan.break_even = spot_break_even(scenario, *plan.best);
     plan.reasons = explain_winner(scenario, plan, options);
   } else if (options.suggest) {
     plan.suggestions = suggest_changes(scenario, catalog, plan, options);

@@ -17,26 +17,34 @@ PlanEntry with_monte_carlo(PlanEntry e) {
   return e;
 }
 
-// A later deadline and a bigger budget, from the same search without either: the fastest config that
-// fits sets the deadline, the cheapest that meets the deadline sets the budget.
+// A later deadline and a bigger budget, from the same search without either, each offered only when
+// it is what binds: the quickest plan within the budget sets the deadline (the fastest plan overall
+// is no answer when it costs more than the budget), the cheapest that meets the deadline sets the
+// budget.
 void relaxed_constraints(const Scenario& s, const Catalog& catalog, const Plan& plan, const PlanOptions& options,
                          std::vector<std::string>& out) {
   if (s.constraints.deadline_hours || s.constraints.budget_usd) {
     Scenario open = s;
     open.constraints.deadline_hours.reset();
     open.constraints.budget_usd.reset();
-    const PlanOptions& o = options;
-    const Plan unconstrained = search_candidates(open, catalog, o);
+    const Plan unconstrained = search_candidates(open, catalog, options);
     const std::vector<PlanEntry>& fit = unconstrained.screened;
-    if (s.constraints.deadline_hours && !fit.empty()) {
-      const auto fastest = std::min_element(fit.begin(), fit.end(), [](const PlanEntry& a, const PlanEntry& b) {
-        return a.run.outcome.failure_free_hours < b.run.outcome.failure_free_hours;
-      });
-      const PlanEntry e = with_monte_carlo(*fastest);
-      out.push_back("a deadline of " + fixed(e.run.outcome.hours_at_target, 1) + " h: the fastest plan that fits, " +
-                    candidate_text(*e.node, e.config()) + ", finishes by then with probability " +
-                    fixed(s.constraints.min_completion_probability, 2) + " for " + usd_text(e.run.outcome.usd.mean) +
-                    " expected");
+    if (s.constraints.deadline_hours) {
+      const PlanEntry* quickest = nullptr;
+      for (const PlanEntry& e : fit) {
+        if (s.constraints.budget_usd && e.lower_bound_usd() > *s.constraints.budget_usd) continue;
+        if (quickest == nullptr || e.run.outcome.failure_free_hours < quickest->run.outcome.failure_free_hours) quickest = &e;
+      }
+      if (quickest != nullptr) {
+        const PlanEntry e = with_monte_carlo(*quickest);
+        const bool affordable = !s.constraints.budget_usd || e.run.outcome.usd.mean <= *s.constraints.budget_usd;
+        if (affordable && e.run.outcome.hours_at_target > *s.constraints.deadline_hours) {
+          out.push_back("a deadline of " + fixed(e.run.outcome.hours_at_target, 1) + " h: the quickest plan " +
+                        (s.constraints.budget_usd ? "within the budget" : "that fits") + ", " + candidate_text(*e.node, e.config()) +
+                        ", finishes by then with probability " + fixed(s.constraints.min_completion_probability, 2) + " for " +
+                        usd_text(e.run.outcome.usd.mean) + " expected");
+        }
+      }
     }
     if (s.constraints.budget_usd) {
       const PlanEntry* cheapest = nullptr;
@@ -46,8 +54,10 @@ void relaxed_constraints(const Scenario& s, const Catalog& catalog, const Plan& 
       }
       if (cheapest != nullptr) {
         const PlanEntry e = with_monte_carlo(*cheapest);
-        out.push_back("a budget of " + usd_text(e.run.outcome.usd.mean) + ": " + candidate_text(*e.node, e.config()) +
-                      ", P(deadline) " + fixed(e.run.outcome.p_meets_deadline, 3));
+        if (e.run.outcome.usd.mean > *s.constraints.budget_usd) {
+          out.push_back("a budget of " + usd_text(e.run.outcome.usd.mean) + ": " + candidate_text(*e.node, e.config()) +
+                        ", P(deadline) " + fixed(e.run.outcome.p_meets_deadline, 3));
+        }
       }
     }
   }

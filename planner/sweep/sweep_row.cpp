@@ -49,6 +49,10 @@ SweepRow sweep_row(const std::string& file, const Scenario& s, const Plan& plan)
   r.micro_batch = c.micro_batch;
   r.grad_accum = c.grad_accum;
   r.pricing = to_string(c.pricing);
+  r.region = b.run.price.region;
+  r.zone = b.run.price.zone;
+  r.price_as_of = b.run.price.as_of;
+  r.price_source = b.run.price.source;
   r.cost_mean_usd = rounded(o.usd.mean, 2);
   r.cost_p90_usd = rounded(o.usd.p90, 2);
   r.hours_p50 = rounded(o.hours.p50, 3);
@@ -74,6 +78,10 @@ nlohmann::ordered_json row_json(const SweepRow& r) {
     j["micro_batch"] = r.micro_batch;
     j["grad_accum"] = r.grad_accum;
     j["pricing"] = r.pricing;
+    j["region"] = r.region;
+    j["zone"] = r.zone;
+    j["price_as_of"] = r.price_as_of;
+    j["price_source"] = r.price_source;
     j["cost_usd"] = {{"mean", r.cost_mean_usd}, {"p90", r.cost_p90_usd}};
     j["hours"] = {{"p50", r.hours_p50}, {"p90", r.hours_p90}};
     j["p_meets_deadline"] = r.p_meets_deadline;
@@ -112,6 +120,15 @@ SweepRow row_from_json(const nlohmann::json& value, const std::string& file, con
     r.micro_batch = o.integer("micro_batch", 1, 1'000'000);
     r.grad_accum = o.integer("grad_accum", 1, 1'000'000);
     r.pricing = line("pricing");
+    // Rows written before prices named their quote have none of these: read as empty.
+    const auto optional_line = [&](std::string_view key) {
+      const bool blank = o.has(key) && o.raw(key).is_string() && o.raw(key).get<std::string>().empty();
+      return o.has(key) && !blank ? line(key) : std::string();
+    };
+    r.region = optional_line("region");
+    r.zone = optional_line("zone");
+    r.price_as_of = optional_line("price_as_of");
+    r.price_source = optional_line("price_source");
     io::ObjectReader cost = o.object("cost_usd");
     r.cost_mean_usd = cost.number("mean", {0.0, 1e15});
     r.cost_p90_usd = cost.number("p90", {0.0, 1e15});

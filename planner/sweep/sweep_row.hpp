@@ -27,6 +27,11 @@ struct SweepRow {
   std::int64_t micro_batch = 0;
   std::int64_t grad_accum = 0;
   std::string pricing;
+  // Where and when the plan's price was quoted (rows of an older preflight have none: empty).
+  std::string region;
+  std::string zone;
+  std::string price_as_of;
+  std::string price_source;
   double cost_mean_usd = 0.0;
   double cost_p90_usd = 0.0;
   double hours_p50 = 0.0;

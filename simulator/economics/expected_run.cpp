@@ -23,7 +23,7 @@ RunSegments run_segments(const RunInputs& in) {
 
 double restart_hours(const RunInputs& in) { return (in.restart_seconds + in.checkpoint.read_seconds) / 3600.0; }
 
-SegmentMoments segment_moments(double work_hours, double rate, double restart) {
+SegmentMoments segment_moments(double work_hours, double rate, double restart, double wait) {
   SegmentMoments m;
   m.mean = work_hours;
   if (rate <= 0.0 || work_hours <= 0.0) return m;
@@ -34,35 +34,67 @@ SegmentMoments segment_moments(double work_hours, double rate, double restart) {
   m.mean_loss = 1.0 / rate - work_hours * p / q;
   m.loss_variance = std::max(0.0, 1.0 / (rate * rate) - work_hours * work_hours * p / (q * q));
   m.interruptions = std::expm1(rate * work_hours);  // q / p
-  const double attempt = m.mean_loss + restart;
-  m.mean += m.interruptions * attempt;  // = (1/rate + R)(e^(rate s) - 1)
-  m.variance = m.interruptions * m.loss_variance + (q / (p * p)) * attempt * attempt;
+  const double attempt = m.mean_loss + wait + restart;
+  m.mean += m.interruptions * attempt;  // = (1/rate + W + R)(e^(rate s) - 1)
+  // An exponential wait's variance is its mean squared.
+  m.variance = m.interruptions * (m.loss_variance + wait * wait) + (q / (p * p)) * attempt * attempt;
   return m;
 }
 
-double expected_run_hours(const RunInputs& in) {
+namespace {
+
+// The run's full segments and its last, each under the job's rate, restart and wait.
+template <class Field>
+double over_segments(const RunInputs& in, Field field) {
   const double rate = in.interruptions.job_rate_per_hour(in.nodes);
   const RunSegments s = run_segments(in);
-  return static_cast<double>(s.full) * segment_moments(s.segment_hours, rate, restart_hours(in)).mean +
-         segment_moments(s.last_hours, rate, restart_hours(in)).mean;
+  return static_cast<double>(s.full) * field(segment_moments(s.segment_hours, rate, restart_hours(in), in.reacquire_hours)) +
+         field(segment_moments(s.last_hours, rate, restart_hours(in), in.reacquire_hours));
+}
+
+}  // namespace
+
+double expected_run_hours(const RunInputs& in) {
+  return over_segments(in, [](const SegmentMoments& m) { return m.mean; });
 }
 
 double expected_interruptions(const RunInputs& in) {
-  const double rate = in.interruptions.job_rate_per_hour(in.nodes);
-  const RunSegments s = run_segments(in);
-  return static_cast<double>(s.full) * segment_moments(s.segment_hours, rate, restart_hours(in)).interruptions +
-         segment_moments(s.last_hours, rate, restart_hours(in)).interruptions;
+  return over_segments(in, [](const SegmentMoments& m) { return m.interruptions; });
 }
 
 double run_hours_variance(const RunInputs& in) {
-  const double rate = in.interruptions.job_rate_per_hour(in.nodes);
-  const RunSegments s = run_segments(in);
-  return static_cast<double>(s.full) * segment_moments(s.segment_hours, rate, restart_hours(in)).variance +
-         segment_moments(s.last_hours, rate, restart_hours(in)).variance;
+  return over_segments(in, [](const SegmentMoments& m) { return m.variance; });
+}
+
+double expected_billed_hours(const RunInputs& in) {
+  return expected_run_hours(in) - expected_interruptions(in) * in.reacquire_hours;
+}
+
+double expected_run_usd(const RunInputs& in) {
+  return expected_billed_hours(in) * in.usd_per_hour + expected_run_hours(in) * in.storage_usd_per_hour + in.fixed_usd;
+}
+
+double monte_carlo_cost_bound(const RunInputs& given, double standard_errors) {
+  // Few groups: the bound is asked for tens of thousands of candidates.
+  constexpr int kBins = 5;
+  RunInputs in = given;
+  double mean = 0.0, variance = 0.0;
+  const std::vector<double> floors = step_time_multiplier_floors(given.step_interval, kBins);
+  const double rate = in.usd_per_hour + in.storage_usd_per_hour;
+  for (const double m : floors) {
+    in.step_seconds = given.step_seconds * m;
+    mean += expected_run_usd(in);
+    if (in.interruptions.interrupts()) variance += run_hours_variance(in) * rate * rate;
+  }
+  const double n = static_cast<double>(floors.size());
+  const int trials = given.interruptions.interrupts() ? std::max(given.trials, kStepTimeStrata) : kStepTimeStrata;
+  const double error = std::isfinite(variance) ? std::sqrt(variance / n / trials) : 0.0;
+  return std::max(0.0, mean / n - standard_errors * error);
 }
 
 double completion_probability_bound(const RunInputs& given, double deadline_hours) {
-  if (!given.interruptions.memoryless()) return 1.0;
+  // A replayed trace is not memoryless; the fallback policy changes the run's law: no bound.
+  if (!given.interruptions.memoryless() || given.fallback_usd_per_hour > 0.0) return 1.0;
   // The Monte Carlo mixes runs at several step times; the fastest stratum's bound holds for each (a
   // run's hours grow with its step time), so for their mixture too.
   RunInputs in = given;

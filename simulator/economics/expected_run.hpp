@@ -19,23 +19,30 @@ struct RunSegments {
 };
 RunSegments run_segments(const RunInputs& in);
 
-// Hours of restart downtime per interruption: reprovision and warm-up plus the checkpoint reload.
+// Hours of restart downtime per interruption: reprovision and warm-up plus the checkpoint reload
+// (billed: the machines are held); the wait for capacity comes before it (reacquire_hours).
 double restart_hours(const RunInputs& in);
 
 // One segment of `work_hours` under Poisson interruptions at `rate` per hour with `restart_hours` of
-// uninterruptible downtime each: T = s + sum_{i<=N} (Y_i + R), N ~ Geometric(p = e^(-rate s))
-// failures before the success, Y_i ~ Exp(rate) truncated to [0, s].
+// uninterruptible downtime each, after a wait W_i ~ Exp(mean `wait_hours`) for capacity:
+// T = s + sum_{i<=N} (Y_i + W_i + R), N ~ Geometric(p = e^(-rate s)) failures before the success,
+// Y_i ~ Exp(rate) truncated to [0, s].
 struct SegmentMoments {
   double failure_probability = 0.0;  // q = 1 - e^(-rate s), per attempt
   double mean_loss = 0.0;            // E[Y]
   double loss_variance = 0.0;        // Var Y
   double interruptions = 0.0;        // E[N] = e^(rate s) - 1
   double mean = 0.0;                 // E[T]
-  double variance = 0.0;             // Var T = E[N] Var Y + Var N (E[Y] + R)^2
+  double variance = 0.0;             // Var T = E[N] (Var Y + Var W) + Var N (E[Y] + E[W] + R)^2
 };
-SegmentMoments segment_moments(double work_hours, double rate, double restart_hours);
+SegmentMoments segment_moments(double work_hours, double rate, double restart_hours, double wait_hours = 0.0);
 
 double expected_run_hours(const RunInputs& in);
+// Hours the job holds (and pays for) its machines on average: the run less the waits for capacity.
+double expected_billed_hours(const RunInputs& in);
+// The mean cost in closed form: machines, storage and egress (spot_with_fallback: its spot run,
+// an estimate the Monte Carlo replaces).
+double expected_run_usd(const RunInputs& in);
 // Interruptions per run on average.
 double expected_interruptions(const RunInputs& in);
 
@@ -43,6 +50,13 @@ double expected_interruptions(const RunInputs& in);
 // N failed attempts, N geometric with success probability e^(-lambda s), each attempt an exponential
 // truncated to [0, s] plus R; segments are independent, so variances add.
 double run_hours_variance(const RunInputs& in);
+
+// A bound on the mean cost the Monte Carlo reports for a run under Poisson interruptions (or none):
+// the closed-form mean over the step-time strata, taken at the floor of each of a few groups of them
+// (step_time_multiplier_floors), less `standard_errors` of the Monte Carlo's own sampling error of
+// its mean (its strata are drawn equally often, so only the spread within them counts). Not for
+// spot_with_fallback or a replayed trace, whose closed forms are approximations.
+double monte_carlo_cost_bound(const RunInputs& in, double standard_errors);
 
 // An upper bound on the probability of finishing within `deadline_hours` (Cantelli's one-sided
 // inequality from the mean and variance above): lets a search reject a plan without a Monte Carlo

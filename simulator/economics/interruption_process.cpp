@@ -30,12 +30,25 @@ double bucket_interruptions_per_node_hour(const std::optional<std::string>& buck
 
 InterruptionProcess InterruptionProcess::none() { return {}; }
 
-InterruptionProcess InterruptionProcess::poisson(double per_node_per_hour) {
+InterruptionProcess InterruptionProcess::poisson(double per_node_per_hour, double reclaim_fraction) {
+  if (!(reclaim_fraction >= 0.0 && reclaim_fraction <= 1.0)) throw std::logic_error("a reclaim fraction outside [0, 1]");
   InterruptionProcess p;
   p.kind_ = per_node_per_hour > 0.0 ? Kind::poisson : Kind::none;
   p.rate_ = per_node_per_hour;
+  p.reclaim_fraction_ = reclaim_fraction;
   return p;
 }
+
+namespace {
+
+// (rate / f)(1 - (1 - f)^N): -expm1(N log1p(-f)) keeps its precision for small f; f -> 0 is N x rate.
+double poisson_job_rate(double rate, double f, int nodes) {
+  if (f <= 0.0) return rate * nodes;
+  if (f >= 1.0) return rate;
+  return rate / f * -std::expm1(static_cast<double>(nodes) * std::log1p(-f));
+}
+
+}  // namespace
 
 InterruptionProcess InterruptionProcess::replay(const SpotTrace* trace, int nodes) {
   InterruptionProcess p;
@@ -66,7 +79,7 @@ InterruptionProcess::Cursor InterruptionProcess::start_trial(TrialRng& rng) cons
 double InterruptionProcess::next(double hours, int nodes, Cursor& c, TrialRng& rng) const {
   switch (kind_) {
     case Kind::none: return kInfinity;
-    case Kind::poisson: return hours - std::log1p(-uniform01(rng)) / (rate_ * nodes);
+    case Kind::poisson: return hours - std::log1p(-uniform01(rng)) / poisson_job_rate(rate_, reclaim_fraction_, nodes);
     case Kind::replay:
       check_nodes(nodes);
       return next_replayed(hours, c, rng);
@@ -145,7 +158,7 @@ double InterruptionProcess::next_replayed(double hours, Cursor& c, TrialRng& rng
 double InterruptionProcess::job_rate_per_hour(int nodes) const {
   switch (kind_) {
     case Kind::none: return 0.0;
-    case Kind::poisson: return rate_ * nodes;
+    case Kind::poisson: return poisson_job_rate(rate_, reclaim_fraction_, nodes);
     case Kind::replay:
       check_nodes(nodes);
       return trace_->span_hours > 0.0 ? exposure_->hits_per_loop / trace_->span_hours : 0.0;

@@ -1,7 +1,8 @@
 #pragma once
-// When a job of N nodes is interrupted: a Poisson process from a per-node rate (a catalog bucket, an
-// inline cluster's figure, or a rate fitted to a trace), or the replay of a recorded trace. A job is
-// interrupted when any of its nodes is.
+// When a job of N nodes is interrupted: a Poisson process from a per-node rate (the traces' default
+// for the machine's class, a bucket, an inline cluster's figure, or a rate the user gives), or the
+// replay of a recorded trace. A job is interrupted when any of its nodes is; a reclaim takes many
+// nodes at once (the reclaim fraction), so N nodes see fewer interruptions than N independent ones.
 
 #include <array>
 #include <cstdint>
@@ -25,7 +26,10 @@ double bucket_interruptions_per_node_hour(const std::optional<std::string>& buck
 class InterruptionProcess {
  public:
   static InterruptionProcess none();
-  static InterruptionProcess poisson(double per_node_per_hour);
+  // Reclaim events take each of the job's nodes with probability `reclaim_fraction` (0: every node
+  // on its own); a node is reclaimed at `per_node_per_hour`, so events touching an N-node job
+  // arrive at (rate / f)(1 - (1 - f)^N) per hour: still a Poisson process (a thinned one).
+  static InterruptionProcess poisson(double per_node_per_hour, double reclaim_fraction = 0.0);
   // A trace replayed for a job of `nodes` nodes (its exposure to the events is looked up once here);
   // the trace must outlive the process, and next() / job_rate_per_hour() are asked for that size.
   static InterruptionProcess replay(const SpotTrace* trace, int nodes);
@@ -58,6 +62,7 @@ class InterruptionProcess {
   enum class Kind { none, poisson, replay };
   Kind kind_ = Kind::none;
   double rate_ = 0.0;
+  double reclaim_fraction_ = 0.0;
   const SpotTrace* trace_ = nullptr;
   const JobExposure* exposure_ = nullptr;
   int nodes_ = 0;

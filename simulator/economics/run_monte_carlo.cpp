@@ -1,6 +1,8 @@
 #include "simulator/economics/run_monte_carlo.hpp"
 
 #include "simulator/economics/expected_run.hpp"
+#include "simulator/economics/run_trial.hpp"
+#include "simulator/economics/spot_fallback.hpp"
 #include "simulator/economics/step_time_uncertainty.hpp"
 
 #include <algorithm>
@@ -16,10 +18,7 @@ namespace preflight {
 
 namespace {
 
-struct Trial {
-  double hours = 0.0;
-  double interruptions = 0.0;
-};
+using Trial = RunTrial;
 
 // How trials walk a run under Poisson interruptions, worked out once per Monte Carlo.
 struct PoissonPlan {
@@ -27,6 +26,7 @@ struct PoissonPlan {
   double rate = 0.0;
   RunSegments segments;
   double restart_h = 0.0;
+  double wait_h = 0.0;  // mean wait for capacity after each interruption
   SegmentMoments full, last;
   double mean_hours = 0.0, sd_hours = 0.0, interruptions = 0.0;
 };
@@ -50,8 +50,9 @@ PoissonPlan poisson_plan(const RunInputs& in) {
   p.rate = in.interruptions.job_rate_per_hour(in.nodes);
   p.segments = run_segments(in);
   p.restart_h = restart_hours(in);
-  p.full = segment_moments(p.segments.segment_hours, p.rate, p.restart_h);
-  p.last = segment_moments(p.segments.last_hours, p.rate, p.restart_h);
+  p.wait_h = in.reacquire_hours;
+  p.full = segment_moments(p.segments.segment_hours, p.rate, p.restart_h, p.wait_h);
+  p.last = segment_moments(p.segments.last_hours, p.rate, p.restart_h, p.wait_h);
   const double n = static_cast<double>(p.segments.full);
   p.interruptions = n * p.full.interruptions + p.last.interruptions;
   p.mean_hours = n * p.full.mean + p.last.mean;
@@ -60,6 +61,13 @@ PoissonPlan poisson_plan(const RunInputs& in) {
     p.mode = p.segments.full >= kNormalSumSegments ? PoissonPlan::Mode::normal_sum : PoissonPlan::Mode::per_segment;
   }
   return p;
+}
+
+// One wait for capacity, counted in the trial.
+double wait(const PoissonPlan& p, TrialRng& rng, Trial& t) {
+  const double w = capacity_wait(p.wait_h, rng);
+  t.waited_hours += w;
+  return w;
 }
 
 // The exact walk, jumping over the segments an interruption spares.
@@ -82,7 +90,7 @@ void walk_poisson(const PoissonPlan& p, double give_up_h, TrialRng& rng, Trial& 
     segment += spared;
     if (segment == full) break;
     t.interruptions += 1.0;  // inside this segment: its work is lost
-    now = next + p.restart_h;
+    now = next + wait(p, rng, t) + p.restart_h;
     next = now + exponential();
   }
   while (now < give_up_h) {
@@ -91,7 +99,7 @@ void walk_poisson(const PoissonPlan& p, double give_up_h, TrialRng& rng, Trial& 
       break;
     }
     t.interruptions += 1.0;
-    now = next + p.restart_h;
+    now = next + wait(p, rng, t) + p.restart_h;
     next = now + exponential();
   }
   t.hours = now;
@@ -99,19 +107,26 @@ void walk_poisson(const PoissonPlan& p, double give_up_h, TrialRng& rng, Trial& 
 
 // One segment: failures before the success are geometric (inverse CDF, one draw); each loses a
 // truncated exponential of work plus the restart.
-double segment_draw(double hours, const SegmentMoments& m, double rate, double restart_h, TrialRng& rng, Trial& t) {
+double segment_draw(double hours, const SegmentMoments& m, double rate, double restart_h, double wait_h, TrialRng& rng,
+                    Trial& t) {
   if (m.failure_probability <= 0.0) return hours;
   const double u = 1.0 - uniform01(rng);  // (0, 1]
   const double failures =
       m.failure_probability >= 1.0 ? 1e15 : std::min(1e15, std::floor(std::log(u) / std::log(m.failure_probability)));
   t.interruptions += failures;
-  double lost = 0.0;
+  double lost = 0.0, waited = 0.0;
   if (failures <= kExactLossDraws) {
-    for (int i = 0; i < static_cast<int>(failures); ++i) lost += -std::log1p(-uniform01(rng) * m.failure_probability) / rate;
+    for (int i = 0; i < static_cast<int>(failures); ++i) {
+      lost += -std::log1p(-uniform01(rng) * m.failure_probability) / rate;
+      waited += capacity_wait(wait_h, rng);
+    }
   } else {
     lost = std::max(0.0, failures * m.mean_loss + std::sqrt(failures * m.loss_variance) * standard_normal(rng));
+    // A sum of that many exponential waits: normal, mean f W and deviation sqrt(f) W.
+    waited = std::max(0.0, wait_h * (failures + std::sqrt(failures) * standard_normal(rng)));
   }
-  return hours + lost + failures * restart_h;
+  t.waited_hours += waited;
+  return hours + lost + waited + failures * restart_h;
 }
 
 Trial poisson_trial(const RunInputs& in, const PoissonPlan& p, double give_up_h, TrialRng& rng) {
@@ -120,14 +135,15 @@ Trial poisson_trial(const RunInputs& in, const PoissonPlan& p, double give_up_h,
     case PoissonPlan::Mode::walk: walk_poisson(p, give_up_h, rng, t); break;
     case PoissonPlan::Mode::per_segment: {
       for (std::int64_t i = 0; i < p.segments.full && t.hours < give_up_h; ++i) {
-        t.hours += segment_draw(p.segments.segment_hours, p.full, p.rate, p.restart_h, rng, t);
+        t.hours += segment_draw(p.segments.segment_hours, p.full, p.rate, p.restart_h, p.wait_h, rng, t);
       }
-      t.hours += segment_draw(p.segments.last_hours, p.last, p.rate, p.restart_h, rng, t);
+      t.hours += segment_draw(p.segments.last_hours, p.last, p.rate, p.restart_h, p.wait_h, rng, t);
       break;
     }
     case PoissonPlan::Mode::normal_sum:
       t.hours = p.mean_hours + p.sd_hours * standard_normal(rng);
       t.interruptions = p.interruptions;
+      t.waited_hours = p.interruptions * p.wait_h;  // the waits' share of a normal sum: their mean
       break;
   }
   // A segment longer than many mean times between interruptions never ends: cut off as the walk is.
@@ -135,6 +151,8 @@ Trial poisson_trial(const RunInputs& in, const PoissonPlan& p, double give_up_h,
   // A history cut off counts the interruptions of the hours it was followed for, not of a run that
   // would never end.
   if (t.hours >= give_up_h) t.interruptions = std::min(t.interruptions, p.rate * give_up_h);
+  // The machines are held for at least the run's failure-free hours.
+  t.waited_hours = std::clamp(t.waited_hours, 0.0, t.hours - std::min(t.hours, failure_free_hours(in)));
   return t;
 }
 
@@ -170,22 +188,25 @@ Trial replay_trial(const RunInputs& in, double give_up_h, TrialRng& rng) {
       done += steps;
       continue;
     }
-    // Interrupted: the segment's work is lost; restart, then resume from the last checkpoint.
+    // Interrupted: the segment's work is lost; wait for capacity, restart, resume from the last checkpoint.
     ++t.interruptions;
-    now = next_interruption + restart_h;
+    const double waited = capacity_wait(in.reacquire_hours, rng);
+    t.waited_hours += waited;
+    now = next_interruption + waited + restart_h;
     next_interruption = in.interruptions.next(now, in.nodes, cursor, rng);
   }
   t.hours = now;
   return t;
 }
 
-double percentile(std::vector<double> sorted_values, double q) {
-  std::sort(sorted_values.begin(), sorted_values.end());
-  const std::size_t rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted_values.size())));
-  return sorted_values[std::clamp<std::size_t>(rank, 1, sorted_values.size()) - 1];  // nearest rank
+// The nearest-rank percentile of values sorted ascending.
+double percentile(const std::vector<double>& sorted, double q) {
+  const std::size_t rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
 }
 
-Distribution distribution(const std::vector<double>& values) {
+// `values` in trial order (the sums), `sorted` the same ascending (the percentiles).
+Distribution distribution(const std::vector<double>& values, const std::vector<double>& sorted) {
   Distribution d;
   double sum = 0.0;
   for (double v : values) sum += v;  // in trial order: the same sum whatever the thread count
@@ -193,8 +214,8 @@ Distribution distribution(const std::vector<double>& values) {
   double squares = 0.0;
   for (double v : values) squares += (v - d.mean) * (v - d.mean);
   d.stddev = std::sqrt(squares / static_cast<double>(values.size()));
-  d.p50 = percentile(values, 0.5);
-  d.p90 = percentile(values, 0.9);
+  d.p50 = percentile(sorted, 0.5);
+  d.p90 = percentile(sorted, 0.9);
   return d;
 }
 
@@ -213,7 +234,8 @@ namespace {
 struct Stratum {
   RunInputs in;
   double give_up_h = 0.0;
-  std::optional<PoissonPlan> poisson;  // empty: a replayed trace, event by event
+  std::optional<PoissonPlan> poisson;  // empty: a replayed trace, event by event (or the fallback's walk)
+  bool fallback = false;               // spot_with_fallback: the Uniform Progress walk
 };
 
 Stratum stratum(const RunInputs& base, double multiplier) {
@@ -222,7 +244,9 @@ Stratum stratum(const RunInputs& base, double multiplier) {
   // A history that never finishes (interruptions faster than checkpoints) is cut off here and
   // counted as missing any deadline.
   s.give_up_h = std::max(100.0 * failure_free_hours(s.in), 24.0 * 365.0);
-  if (s.in.interruptions.memoryless()) {
+  if (base.fallback_usd_per_hour > 0.0 && base.deadline_hours > 0.0 && base.interruptions.interrupts()) {
+    s.fallback = true;  // its walk ends by the deadline's slack, never at give_up_h
+  } else if (s.in.interruptions.memoryless()) {
     s.poisson = poisson_plan(s.in);  // none is memoryless too: a walk with rate 0
   } else if (PoissonPlan p = poisson_plan(s.in); p.interruptions > kWalkInterruptions) {
     // A run that outlasts many passes of a replayed trace meets its events at the trace's mean rate
@@ -248,23 +272,33 @@ RunOutcome simulate_run(const RunInputs& in) {
     for (int i = r.begin(); i != r.end(); ++i) {
       const Stratum& s = strata[static_cast<std::size_t>(i % count)];
       TrialRng rng(splitmix64(in.seed ^ splitmix64(static_cast<std::uint64_t>(i))));
-      results[static_cast<std::size_t>(i)] = s.poisson ? poisson_trial(s.in, *s.poisson, s.give_up_h, rng) : replay_trial(s.in, s.give_up_h, rng);
+      results[static_cast<std::size_t>(i)] = s.fallback  ? fallback_trial(s.in, rng)
+                                              : s.poisson ? poisson_trial(s.in, *s.poisson, s.give_up_h, rng)
+                                                          : replay_trial(s.in, s.give_up_h, rng);
     }
   });
 
   std::vector<double> hours, usd;
   hours.reserve(results.size());
   usd.reserve(results.size());
-  double interruptions = 0.0;
-  int on_time = 0;
+  double interruptions = 0.0, compute = 0.0, storage = 0.0, billed = 0.0, fallback = 0.0;
+  int on_time = 0, fell_back = 0;
   for (const Trial& t : results) {
     hours.push_back(t.hours);
-    usd.push_back(t.hours * in.usd_per_hour);
+    const double machines = t.billed_hours() * in.usd_per_hour + t.fallback_hours * in.fallback_usd_per_hour;
+    usd.push_back(machines + t.hours * in.storage_usd_per_hour + in.fixed_usd);
+    compute += machines;
+    storage += t.hours * in.storage_usd_per_hour;
+    billed += t.billed_hours();
+    fallback += t.fallback_hours;
+    if (t.fallback_hours > 0.0) ++fell_back;
     interruptions += t.interruptions;
     if (in.deadline_hours <= 0.0 || t.hours <= in.deadline_hours) ++on_time;
   }
-  out.hours = distribution(hours);
-  out.hours_at_target = percentile(hours, in.target_probability);
+  std::vector<double> sorted = hours;
+  std::sort(sorted.begin(), sorted.end());
+  out.hours = distribution(hours, sorted);
+  out.hours_at_target = percentile(sorted, in.target_probability);
   const auto [fastest, slowest] = std::minmax_element(hours.begin(), hours.end());
   out.histogram_start_hours = *fastest;
   out.histogram_bin_hours = (*slowest - *fastest) / kHistogramBins;
@@ -273,7 +307,15 @@ RunOutcome simulate_run(const RunInputs& in) {
     const int bin = out.histogram_bin_hours > 0.0 ? static_cast<int>((h - *fastest) / out.histogram_bin_hours) : 0;
     ++out.hours_histogram[static_cast<std::size_t>(std::min(bin, kHistogramBins - 1))];
   }
-  out.usd = distribution(usd);
+  sorted = usd;
+  std::sort(sorted.begin(), sorted.end());
+  out.usd = distribution(usd, sorted);
+  out.compute_usd = compute / trials;
+  out.storage_usd = storage / trials;
+  out.fixed_usd = in.fixed_usd;
+  out.billed_hours = billed / trials;
+  out.fallback_hours = fallback / trials;
+  out.fallback_probability = static_cast<double>(fell_back) / trials;
   out.interruptions_expected = interruptions / trials;
   out.p_meets_deadline = static_cast<double>(on_time) / trials;
   return out;

@@ -1,9 +1,10 @@
 #pragma once
 // The whole run as a distribution: a Monte Carlo over interruption histories. Each trial walks the
 // run: compute between checkpoints, checkpoint stalls, interruptions that lose the work since the
-// last checkpoint plus a restart (reprovision, reload, warm-up). Trials run in parallel (oneTBB);
-// each draws from its own generator seeded by (seed, trial), so a seed gives the same numbers
-// whatever the thread count.
+// last checkpoint, a wait for capacity to come back (nothing held, nothing billed), then a restart
+// (reprovision, reload, warm-up). Under spot_with_fallback a trial follows the Uniform Progress
+// policy (spot_fallback.hpp). Trials run in parallel (oneTBB); each draws from its own generator
+// seeded by (seed, trial), so a seed gives the same numbers whatever the thread count.
 
 #include <cstdint>
 #include <vector>
@@ -22,8 +23,16 @@ struct RunInputs {
   StepTimeInterval step_interval;
   CheckpointPlan checkpoint;  // interval_steps 0: no checkpoints (an interruption restarts from scratch)
   double restart_seconds = 0.0;  // reprovision + warm-up; the checkpoint reload is added from the plan
+  // After a reclaim the capacity is often not there: the job holds nothing and waits an exponential
+  // time of this mean before its restart (0: capacity at once).
+  double reacquire_hours = 0.0;
   int nodes = 1;
-  double usd_per_hour = 0.0;  // the whole job (all nodes)
+  double usd_per_hour = 0.0;  // the whole job (all nodes), per hour it holds its machines
+  // spot_with_fallback: the same machines on demand (all nodes); above 0 (with a deadline) a trial
+  // moves to them when the deadline's slack runs out (spot_fallback.hpp).
+  double fallback_usd_per_hour = 0.0;
+  double storage_usd_per_hour = 0.0;  // checkpoint storage, per wall-clock hour until the run ends
+  double fixed_usd = 0.0;             // once per run (egress of the final weights)
   InterruptionProcess interruptions;
   double deadline_hours = 0.0;  // 0: none
   double target_probability = 0.9;  // the quantile reported as hours_at_target
@@ -42,7 +51,14 @@ inline constexpr int kHistogramBins = 30;
 
 struct RunOutcome {
   Distribution hours;
-  Distribution usd;
+  Distribution usd;  // everything: machines, storage, egress
+  // The means of usd's parts: machines (spot and on-demand), checkpoint storage, egress.
+  double compute_usd = 0.0;
+  double storage_usd = 0.0;
+  double fixed_usd = 0.0;
+  double billed_hours = 0.0;          // mean hours the job held machines at usd_per_hour
+  double fallback_hours = 0.0;        // mean hours on the on-demand fallback
+  double fallback_probability = 0.0;  // share of trials that used it
   double interruptions_expected = 0.0;
   double p_meets_deadline = 1.0;
   double hours_at_target = 0.0;  // the deadline this run meets with the target probability

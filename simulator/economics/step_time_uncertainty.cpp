@@ -52,6 +52,25 @@ std::vector<double> step_time_multipliers(const StepTimeInterval& interval, int 
   return m;
 }
 
+double mean_step_time_multiplier(const StepTimeInterval& interval) {
+  if (is_point(interval, kStepTimeStrata)) return 1.0;
+  const double z90 = standard_normal_quantile(0.9);
+  const double mu = 0.5 * (std::log(interval.low) + std::log(interval.high));
+  const double sigma = (std::log(interval.high) - std::log(interval.low)) / (2.0 * z90);
+  return std::exp(mu + 0.5 * sigma * sigma);
+}
+
+std::vector<double> step_time_multiplier_floors(const StepTimeInterval& interval, int bins, int strata) {
+  if (is_point(interval, strata) || bins < 1) return {1.0};
+  std::vector<double> m(static_cast<std::size_t>(bins));
+  const int per_bin = strata / bins;
+  for (int j = 0; j < bins; ++j) {
+    m[static_cast<std::size_t>(j)] =
+        multiplier_at(interval, (static_cast<double>(j * per_bin) + 0.5) / static_cast<double>(strata));
+  }
+  return m;
+}
+
 double fastest_step_time_multiplier(const StepTimeInterval& interval, int strata) {
   return is_point(interval, strata) ? 1.0 : multiplier_at(interval, 0.5 / static_cast<double>(strata));
 }

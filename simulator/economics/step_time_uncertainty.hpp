@@ -25,6 +25,15 @@ std::vector<double> step_time_multipliers(const StepTimeInterval& interval, int 
 // candidate.
 double fastest_step_time_multiplier(const StepTimeInterval& interval, int strata = kStepTimeStrata);
 
+// The multiplier's mean (the log-normal's, exp(mu + sigma^2 / 2)): what the closed forms scale the
+// step by so they estimate the Monte Carlo's mixture over the strata, not the run at the median.
+double mean_step_time_multiplier(const StepTimeInterval& interval);
+
+// The smallest multiplier of each of `bins` equal groups of the strata (bins divides strata): f
+// increasing in the multiplier, their mean of f is never above the strata's mean of f, so a bound
+// computed at `bins` points holds for the Monte Carlo's mixture over all the strata.
+std::vector<double> step_time_multiplier_floors(const StepTimeInterval& interval, int bins, int strata = kStepTimeStrata);
+
 // The standard normal quantile (Acklam's rational approximation, relative error under 1.2e-9;
 // P. J. Acklam, "An algorithm for computing the inverse normal cumulative distribution function",
 // 2003), for p in (0, 1).

@@ -3,6 +3,7 @@
 namespace preflight::engine {
 
 void MemoryTracker::record(double seconds) {
+  if (!keep_timeline_) return;
   if (!samples_.empty() && samples_.back().seconds == seconds) {
     samples_.back().bytes = current_;
   } else {

@@ -11,6 +11,9 @@ namespace preflight::engine {
 
 class MemoryTracker : public Observer {
  public:
+  // Without the timeline it keeps only the peak (what the search reads, tens of thousands of times).
+  explicit MemoryTracker(bool keep_timeline = true) : keep_timeline_(keep_timeline) {}
+
   struct Sample {
     double seconds;
     double bytes;
@@ -26,6 +29,7 @@ class MemoryTracker : public Observer {
 
  private:
   void record(double seconds);
+  bool keep_timeline_ = true;
   bool started_ = false;
   double current_ = 0.0;
   double peak_ = 0.0;

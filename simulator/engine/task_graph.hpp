@@ -44,6 +44,11 @@ class TaskGraph {
   ResourceId add_resource(std::string name);
   TaskId add_task(const Task& task);
   void depends(TaskId later, TaskId earlier);  // `later` starts only after `earlier` ends
+  // Room for this many tasks and dependencies (a builder that knows its size grows no lists).
+  void reserve(std::size_t tasks, std::size_t edges) {
+    tasks_.reserve(tasks);
+    edges_.reserve(edges);
+  }
 
   std::size_t task_count() const { return tasks_.size(); }
   std::size_t resource_count() const { return resources_.size(); }

@@ -33,6 +33,7 @@ struct GpuSpec {
   PeakTflops peak_tflops;
   double nvlink_bytes_per_second_bidirectional = 0.0;
   std::optional<int> sm_count;  // streaming multiprocessors; empty where NVIDIA publishes no count
+  std::optional<double> board_power_watts;  // maximum board power (TDP): owned machines' electricity
   std::string source;
   std::string as_of;
 };

@@ -8,6 +8,8 @@
 
 #include "simulator/spec/enum_names.hpp"
 #include "simulator/spec/gpu_spec.hpp"
+#include "simulator/spec/spot_market.hpp"
+#include "simulator/spec/storage_prices.hpp"
 
 namespace preflight {
 
@@ -21,6 +23,9 @@ struct PriceQuote {
   std::optional<double> on_demand_usd_per_hour;  // empty: not offered on demand (for example capacity blocks only)
   std::optional<double> spot_usd_per_hour;       // empty: no spot market listed
   std::string note;
+  // The catalog flags a spot figure out of line with the type's other zones (a stale or mistyped
+  // quote, or a zone without capacity): never priced at unless the user pins that zone.
+  bool spot_outlier = false;
 };
 
 struct NodeSpec {
@@ -36,9 +41,14 @@ struct NodeSpec {
   double local_nvme_bytes = 0.0;
   std::optional<std::string> interruption_bucket;   // AWS spot advisor bucket
   std::optional<double> spot_interruptions_per_node_hour;  // given for inline clusters
+  // The traces' figures for this machine's class (resolved when the catalog is loaded); empty when
+  // the catalog has none, and then spot needs a rate, bucket or trace from the scenario.
+  std::optional<SpotMarketFigures> spot_market;
+  std::optional<ProviderStorage> storage;  // the provider's storage and egress prices; empty: owned or unknown
   std::optional<int> max_nodes;                     // an inline cluster's size
   std::vector<PriceQuote> prices;
   std::string source;
+  std::string price_source;  // where the quotes come from (a price list, its commit)
   std::string as_of;
   std::vector<std::string> warnings;  // price-data traps noticed while loading
 

@@ -14,7 +14,7 @@ namespace preflight {
 enum class Sharding { ddp, zero1, zero2, zero3, fsdp_full, fsdp_grad_op, fsdp_hybrid };
 enum class OffloadTarget { none, cpu, nvme };
 enum class Recompute { none, selective, full };
-enum class Pricing { on_demand, spot };
+enum class Pricing { on_demand, spot, spot_with_fallback };
 
 inline constexpr EnumNames<Sharding, 7> kShardingNames{{{Sharding::ddp, "ddp"},
                                                         {Sharding::zero1, "zero1"},
@@ -27,7 +27,10 @@ inline constexpr EnumNames<OffloadTarget, 3> kOffloadTargetNames{
     {{OffloadTarget::none, "none"}, {OffloadTarget::cpu, "cpu"}, {OffloadTarget::nvme, "nvme"}}};
 inline constexpr EnumNames<Recompute, 3> kRecomputeNames{
     {{Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"}}};
-inline constexpr EnumNames<Pricing, 2> kPricingNames{{{Pricing::on_demand, "on_demand"}, {Pricing::spot, "spot"}}};
+inline constexpr EnumNames<Pricing, 3> kPricingNames{
+    {{Pricing::on_demand, "on_demand"}, {Pricing::spot, "spot"}, {Pricing::spot_with_fallback, "spot_with_fallback"}}};
+// Whether a pricing runs on spot capacity (interruptions, reclaims, checkpoints that must survive them).
+inline constexpr bool on_spot(Pricing p) { return p != Pricing::on_demand; }
 
 struct Parallelism {
   int tp = 1;

@@ -46,6 +46,13 @@ class GraphWriter {
   void after(engine::TaskId later, std::optional<engine::TaskId> earlier) {
     if (earlier) out_.graph.depends(later, *earlier);
   }
+  // Room for about this many tasks (and twice as many dependencies).
+  void reserve(std::size_t tasks) {
+    out_.kinds.reserve(tasks);
+    out_.micro_batch.reserve(tasks);
+    out_.kernels.reserve(tasks);
+    out_.graph.reserve(tasks, 2 * tasks);
+  }
   // Tasks added from here on belong to this micro-batch (-1: none, the optimizer step).
   void set_micro_batch(std::int32_t micro_batch) { micro_batch_ = micro_batch; }
   StepGraph& graph() { return out_; }

@@ -25,8 +25,12 @@ StepBuilder::StepBuilder(const StepInputs& in)
 }
 
 StepGraph StepBuilder::build() {
-  std::optional<TaskId> previous = pipeline_.bubble();
   const std::int64_t accumulation = c_.config.grad_accum;
+  // A layer's passes, recompute, host issue and collectives: about a dozen tasks per layer and micro-batch.
+  constexpr std::size_t kTasksPerLayerAndMicroBatch = 12;
+  g_.reserve(kTasksPerLayerAndMicroBatch * static_cast<std::size_t>(c_.stages.layers_per_stage) *
+                 static_cast<std::size_t>(accumulation) + 64);
+  std::optional<TaskId> previous = pipeline_.bubble();
   for (std::int64_t mb = 0; mb < accumulation; ++mb) {
     g_.set_micro_batch(static_cast<std::int32_t>(mb));
     previous = micro_batch(previous, static_cast<int>(mb), mb + 1 == accumulation);

@@ -30,7 +30,7 @@ void attribute_waiting(StepTime& t, double waiting, double host_excess, double c
 Simulated simulate_graph(const StepInputs& in, bool with_trace) {
   Simulated sim{build_step_graph(in), {}, {}};
   const StepGraph& g = sim.graph;
-  engine::MemoryTracker memory;
+  engine::MemoryTracker memory(false);  // the peak is read, not the timeline
   engine::ChromeTraceWriter trace;
   std::vector<engine::Observer*> observers{&memory};
   if (with_trace) observers.push_back(&trace);

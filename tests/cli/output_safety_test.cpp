@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <thread>
 
 #include "support/cli_runner.hpp"
@@ -71,6 +72,7 @@ TEST_F(OutputSafety, AFifoIsWrittenInPlaceAndOneWithoutAReaderIsRefused) {
     code = shell("check " + kScenario + " --out " + (dir_ / "fifo").string(), "2>/dev/null");
     if (code != 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  if (code != 0) std::ofstream(dir_ / "fifo").close();  // no writer came: release the reader, fail below
   reader.join();
   EXPECT_EQ(code, 0);
   EXPECT_EQ(received.rfind("preflight check:", 0), 0u) << received;

@@ -102,7 +102,8 @@ TEST(CliExport, DeepSpeedConfigStatesEveryValue) {
 // ZeRO-2 with overlap_comm holds ~4.5 x both buckets; the exported sizes keep that within the one
 // reduce bucket (5e8 elements, 2 bytes) the memory model budgets.
 TEST(CliExport, ZeroTwoBucketsFitTheModelledBuffer) {
-  const test::CliResult r = test::run_preflight("export deepspeed " + scenario("llama2-7b-full-weekend"));
+  const std::string config = R"('{"instance": "aws/p4de.24xlarge", "nodes": 1, "sharding": "zero2", "activation_checkpointing": "full", "micro_batch": 4}')";
+  const test::CliResult r = test::run_preflight("export deepspeed " + scenario("llama2-7b-full-weekend") + " --config " + config);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json z = json::parse(r.out).at("zero_optimization");
   ASSERT_EQ(z.at("stage").get<int>(), 2);
@@ -113,21 +114,21 @@ TEST(CliExport, ZeroTwoBucketsFitTheModelledBuffer) {
 }
 
 TEST(CliExport, AccelerateFsdpAndTorchrunMultiNode) {
-  const std::string config = R"('{"instance": "aws/p4de.24xlarge", "nodes": 2, "sharding": "fsdp_full", "activation_checkpointing": "full", "micro_batch": 2}')";
+  const std::string config = R"('{"instance": "aws/p4de.24xlarge", "nodes": 4, "sharding": "fsdp_full", "activation_checkpointing": "full", "micro_batch": 2}')";
   const std::string s = scenario("llama2-70b-sft-a100");
   const test::CliResult a = test::run_preflight("export accelerate " + s + " --config " + config);
   ASSERT_EQ(a.exit_code, 0) << a.err;
   EXPECT_NE(a.out.find("distributed_type: FSDP"), std::string::npos);
   EXPECT_NE(a.out.find("fsdp_sharding_strategy: FULL_SHARD"), std::string::npos);
   EXPECT_NE(a.out.find("fsdp_activation_checkpointing: true"), std::string::npos);
-  EXPECT_NE(a.out.find("num_machines: 2"), std::string::npos);
-  EXPECT_NE(a.out.find("num_processes: 16"), std::string::npos);
+  EXPECT_NE(a.out.find("num_machines: 4"), std::string::npos);
+  EXPECT_NE(a.out.find("num_processes: 32"), std::string::npos);
   const test::CliResult t = test::run_preflight("export torchrun " + s + " --config " + config);
   ASSERT_EQ(t.exit_code, 0) << t.err;
-  EXPECT_NE(t.out.find("--nnodes=2"), std::string::npos);
+  EXPECT_NE(t.out.find("--nnodes=4"), std::string::npos);
   EXPECT_NE(t.out.find("--nproc-per-node=8"), std::string::npos);
-  // 512 sequences / (16 ranks x micro-batch 2) = 16 accumulation steps; 5e8 tokens / 2,097,152 per step.
-  EXPECT_NE(t.out.find("--per_device_train_batch_size 2 --gradient_accumulation_steps 16"), std::string::npos);
+  // 512 sequences / (32 ranks x micro-batch 2) = 8 accumulation steps; 5e8 tokens / 2,097,152 per step.
+  EXPECT_NE(t.out.find("--per_device_train_batch_size 2 --gradient_accumulation_steps 8"), std::string::npos);
   EXPECT_NE(t.out.find("--max_steps 239"), std::string::npos);
   EXPECT_NE(t.out.find("--gradient_checkpointing"), std::string::npos);
 }
@@ -150,8 +151,8 @@ TEST(CliExport, WithoutAConfigExportsThePlansWinner) {
 
 
 // Without a config, export plans with the options `plan` takes (--profile, --seed, --trials), so both
-// name the same winner: a profile measuring the A100-40GB's bf16 matmuls at 3 TFLOP/s (1% of its
-// 312 TFLOP/s peak) moves the winner off the p4d, in `plan` and in the exported launch alike.
+// name the same winner: a profile measuring the H100's bf16 matmuls at 3 TFLOP/s (0.3% of its
+// 989 TFLOP/s peak) moves the winner off the p5, in `plan` and in the exported launch alike.
 TEST(CliExport, PlansTheWinnerWithThePlansOptions) {
   const fs::path dir = test::scratch_dir("export-options");
   json s = json::parse(test::read_text(scenario("llama2-7b-full-weekend")));
@@ -159,10 +160,10 @@ TEST(CliExport, PlansTheWinnerWithThePlansOptions) {
   s["search"]["frameworks"] = {"transformers"};  // what torchrun launches
   test::write_text(dir / "s.json", s.dump());
   CalibrationProfile slow;
-  slow.machine.gpu = "a100-40gb";
+  slow.machine.gpu = "h100-80gb";
   slow.machine.gpu_count = 8;
   slow.measured_at = "2026-12-01";
-  slow.source = "test: a slow A100";
+  slow.source = "test: a slow H100";
   for (std::int64_t m : {1LL, 1LL << 24}) {
     for (std::int64_t n : {1LL, 1LL << 24}) {
       for (std::int64_t k : {1LL, 1LL << 24}) slow.matmul.push_back({"bf16", m, n, k, 3e12});
@@ -172,7 +173,7 @@ TEST(CliExport, PlansTheWinnerWithThePlansOptions) {
   const std::string options = " --profile " + (dir / "slow.json").string() + " --seed 7 --trials 2000";
   const std::string plain = plan_json((dir / "s.json").string()).at("best").at("config").at("instance");
   const std::string profiled = plan_json((dir / "s.json").string() + options).at("best").at("config").at("instance");
-  ASSERT_EQ(plain, "aws/p4d.24xlarge");
+  ASSERT_EQ(plain, "aws/p5.48xlarge");
   ASSERT_NE(profiled, plain);
   const test::CliResult r = test::run_preflight("export torchrun " + (dir / "s.json").string() + options);
   ASSERT_EQ(r.exit_code, 0) << r.err;

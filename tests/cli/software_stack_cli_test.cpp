@@ -116,13 +116,13 @@ TEST(CliStack, ExportsWriteForTheConfigsStack) {
   fs::remove_all(dir);
 }
 
-// torchtitan composes FSDP2 with tensor parallelism: 16 GPUs as tp 2 x FSDP 8 hold the same model
-// states per GPU as FSDP over all 16 (each parameter's states split 16 ways either way), and the
+// torchtitan composes FSDP2 with tensor parallelism: 32 GPUs as tp 2 x FSDP 16 hold the same model
+// states per GPU as FSDP over all 32 (each parameter's states split 32 ways either way), and the
 // export carries both degrees.
 TEST(CliStack, TorchtitanShardsBesideTensorParallelism) {
   const fs::path dir = test::scratch_dir("stack-2d");
   json s = scenario_json("llama3.1-70b-pretrain-spot-p5");
-  s["config"] = {{"instance", "aws/p5.48xlarge"}, {"nodes", 2},        {"framework", "torchtitan"},
+  s["config"] = {{"instance", "aws/p5.48xlarge"}, {"nodes", 4},        {"framework", "torchtitan"},
                  {"sharding", "fsdp_full"},      {"micro_batch", 1},  {"activation_checkpointing", "full"}};
   const auto states = [](const json& check) {
     const json& d = check.at("memory").at("detail_bytes");
@@ -139,7 +139,7 @@ TEST(CliStack, TorchtitanShardsBesideTensorParallelism) {
   const test::CliResult toml = test::run_preflight("export torchtitan " + two_d);
   ASSERT_EQ(toml.exit_code, 0) << toml.err;
   EXPECT_NE(toml.out.find("tensor_parallel_degree = 2\n"), std::string::npos) << toml.out;
-  EXPECT_NE(toml.out.find("data_parallel_shard_degree = 8\n"), std::string::npos);
+  EXPECT_NE(toml.out.find("data_parallel_shard_degree = 16\n"), std::string::npos);
   // Megatron-LM offers no FSDP beside its tensor parallelism.
   s["config"]["framework"] = "megatron";
   const test::CliResult megatron = test::run_preflight("check " + written(dir, "megatron.json", s));

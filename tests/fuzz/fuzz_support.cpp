@@ -252,7 +252,7 @@ void run_simulate_under_contract(const Scenario& scenario, const Catalog& catalo
   const NodeSpec& node = *find_node(scenario, catalog, config.instance);
   holds_contract("simulate", [&] {
     const Machine machine(node, scenario.training().precision, profile);
-    const RunEstimate run = estimate_run(scenario, machine, config, evaluation.step->seconds(), {1, trials});
+    const RunEstimate run = estimate_run(scenario, machine, config, *evaluation.step, {1, trials});
     // The Monte Carlo gives up on a run that never ends, so its hours and cost are finite; the closed
     // form's expectation may be infinite (interruptions faster than the work), never NaN.
     const auto bad = [](double v) { return !std::isfinite(v) || v < 0.0; };

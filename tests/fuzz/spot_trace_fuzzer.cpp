@@ -92,7 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Machine machine(node, scenario.training().precision);
     for (const Job& job : s.jobs) {
       exposure_of(replayed, job.config.nodes);
-      const RunEstimate run = estimate_run(scenario, machine, job.config, job.evaluation.step->seconds(), {1, kTrials});
+      const RunEstimate run = estimate_run(scenario, machine, job.config, *job.evaluation.step, {1, kTrials});
       if (simulate_text(scenario, node, job.evaluation, run).empty() ||
           simulate_json(scenario, node, job.evaluation, run, 1, kTrials).dump(2).empty()) {
         violation("simulate rendered nothing");

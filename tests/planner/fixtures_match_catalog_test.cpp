@@ -77,6 +77,7 @@ void expect_same_node(const NodeSpec& f, const NodeSpec& c) {
     EXPECT_EQ(fq.on_demand_usd_per_hour, cq.on_demand_usd_per_hour) << c.id << " quote " << i;
     EXPECT_EQ(fq.spot_usd_per_hour, cq.spot_usd_per_hour) << c.id << " quote " << i;
     EXPECT_EQ(fq.note, cq.note) << c.id << " quote " << i;
+    EXPECT_EQ(fq.spot_outlier, cq.spot_outlier) << c.id << " quote " << i;
   }
   EXPECT_EQ(f.source, c.source) << c.id;
   EXPECT_EQ(f.as_of, c.as_of) << c.id;

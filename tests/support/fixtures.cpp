@@ -241,7 +241,7 @@ NodeSpec aws_p4d_24xlarge() {
   n.inter_node_bits_per_second = 400e9;
   n.local_nvme_bytes = 8000e9;
   n.prices = {
-      {"us-east-1", "use1-az1", 21.957642, 2.4655, "outlier: spot 11% of on-demand in this AZ"},
+      {"us-east-1", "use1-az1", 21.957642, 2.4655, "outlier: spot 11% of on-demand in this AZ", true},
       {"us-east-1", "use1-az2", 21.957642, 8.1915, ""},
       {"us-east-1", "use1-az4", 21.957642, 8.1203, ""},
       {"us-east-1", "use1-az6", 21.957642, 7.8799, ""},
@@ -371,9 +371,12 @@ NodeSpec aws_p5e_48xlarge() {
   n.inter_node_bits_per_second = 3200e9;
   n.local_nvme_bytes = 30400e9;
   n.prices = {
-      {"us-east-2", "use2-az1", std::nullopt, 62.9957, "on-demand price empty in catalog (capacity-block-only type)"},
-      {"us-east-2", "use2-az3", std::nullopt, 18.7359, "on-demand price empty in catalog (capacity-block-only type)"},
-      {"us-west-2", "usw2-az3", std::nullopt, 19.5387, "on-demand price empty in catalog (capacity-block-only type)"},
+      {"us-east-2", "use2-az1", std::nullopt, std::nullopt,
+       "on-demand price empty in catalog (capacity-block-only type); spot column dropped (62.9957: capacity blocks are not spot)"},
+      {"us-east-2", "use2-az3", std::nullopt, std::nullopt,
+       "on-demand price empty in catalog (capacity-block-only type); spot column dropped (18.7359: capacity blocks are not spot)"},
+      {"us-west-2", "usw2-az3", std::nullopt, std::nullopt,
+       "on-demand price empty in catalog (capacity-block-only type); spot column dropped (19.5387: capacity blocks are not spot)"},
   };
   n.source =
       "AWS EC2 Instance Types Guide, 'Specifications for Amazon EC2 accelerated computing instances' "

@@ -1,4 +1,7 @@
 #include "planner/report/html/plan_html.hpp"
+
+#include <algorithm>
+
 #include "simulator/spec/units.hpp"
 
 #include "planner/report/html/chartjs_bundle.hpp"
@@ -96,6 +99,28 @@ nlohmann::ordered_json timeline_data(const nlohmann::ordered_json& trace) {
   return {{"tracks", tracks}, {"memory", memory}};
 }
 
+// Each assumption's cost at its two ends, as floating bars around the plan's own cost.
+nlohmann::ordered_json sensitivity_data(const Plan& p) {
+  nlohmann::ordered_json labels = nlohmann::ordered_json::array(), ranges = nlohmann::ordered_json::array();
+  for (const SensitivityRow& r : p.sensitivity) {
+    labels.push_back(r.assumption.name);
+    ranges.push_back({rounded(std::min(r.usd_low, r.usd_high), 2), rounded(std::max(r.usd_low, r.usd_high), 2)});
+  }
+  return {{"labels", labels}, {"ranges", ranges}, {"planned", rounded(p.best->run.outcome.usd.mean, 2)}};
+}
+
+std::string sensitivity_table(const Plan& p) {
+  std::string out = "<table>\n<tr>";
+  for (const std::string& c : sensitivity_columns()) out += "<th>" + escape(c) + "</th>";
+  out += "</tr>\n";
+  for (const std::vector<std::string>& row : sensitivity_rows(p)) {
+    out += "<tr>";
+    for (const std::string& c : row) out += "<td>" + escape(c) + "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</table>\n";
+}
+
 nlohmann::ordered_json completion_data(const PlanEntry& e) {
   const RunOutcome& o = e.run.outcome;
   nlohmann::ordered_json bins = nlohmann::ordered_json::array(), counts = nlohmann::ordered_json::array();
@@ -158,9 +183,10 @@ if (report.frontier) {
 if (report.memory) {
   const m = report.memory;
   const datasets = Object.keys(m.parts).map((k, i) => ({ type: 'bar', label: k, data: m.parts[k], backgroundColor: palette[i], stack: 'gpu' }));
-  datasets.push({ type: 'line', label: 'usable (capacity less headroom)', data: m.usable, borderColor: '#000', borderDash: [6, 4], fill: false });
-  datasets.push({ type: 'line', label: 'capacity', data: m.capacity, borderColor: '#a00', fill: false });
-  datasets.push({ type: 'line', label: 'simulated peak (timeline)', data: m.peak, showLine: false, pointRadius: 6, pointStyle: 'rectRot', borderColor: '#000', backgroundColor: '#000' });
+  // Each reference line is its own stack: on a stacked axis lines that share one are summed.
+  datasets.push({ type: 'line', label: 'usable (capacity less headroom)', data: m.usable, stack: 'usable', borderColor: '#000', borderDash: [6, 4], fill: false });
+  datasets.push({ type: 'line', label: 'capacity', data: m.capacity, stack: 'capacity', borderColor: '#a00', fill: false });
+  datasets.push({ type: 'line', label: 'simulated peak (timeline)', data: m.peak, stack: 'peak', showLine: false, pointRadius: 6, pointStyle: 'rectRot', borderColor: '#000', backgroundColor: '#000' });
   chart('memory', { type: 'bar', data: { labels: m.labels, datasets: datasets },
     options: { scales: { x: { stacked: true }, y: { stacked: true, title: { display: true, text: 'GiB per GPU (sum of components)' } } } } });
 }
@@ -173,12 +199,29 @@ if (report.timeline) {
   chart('vram', { type: 'line', data: { datasets: [{ label: 'device memory (GiB)', data: t.memory, stepped: true, borderColor: palette[2], borderWidth: 1, pointRadius: 0, fill: false }] },
     options: { parsing: true, scales: { x: { type: 'linear', title: { display: true, text: 'ms into the step' } }, y: { title: { display: true, text: 'GiB' } } } } });
 }
+if (report.sensitivity) {
+  const v = report.sensitivity;
+  chart('sensitivity', { type: 'bar', data: { labels: v.labels, datasets: [
+      { label: 'mean cost from the optimistic to the pessimistic end (USD)', data: v.ranges, backgroundColor: palette[0] },
+      { type: 'line', label: 'as planned', data: v.labels.map(() => v.planned), borderColor: palette[2], borderDash: [6, 4], pointRadius: 0, fill: false } ] },
+    options: { scales: { y: { title: { display: true, text: 'expected cost (USD)' } } } } });
+}
 if (report.completion) {
   const c = report.completion;
   chart('completion', { type: 'bar', data: { labels: c.bins, datasets: [{ label: 'Monte Carlo trials', data: c.counts, backgroundColor: palette[0] }] },
     options: { scales: { x: { title: { display: true, text: 'hours to finish' } }, y: { title: { display: true, text: 'trials' } } } } });
 }
 document.body.dataset.charts = drawn;
+// What each chart plotted, read back off its axes (value at each point's pixel), so a test can hold
+// the drawing to the numbers and not only to the absence of errors.
+const plotted = {};
+for (const id of ['memory', 'sensitivity']) {
+  const c = Chart.getChart(id);
+  if (!c) continue;
+  plotted[id] = c.data.datasets.map((d, i) => ({ label: d.label,
+    values: c.getDatasetMeta(i).data.map((el) => Math.round(c.scales.y.getValueForPixel(el.y) * 100) / 100) }));
+}
+document.body.dataset.plotted = JSON.stringify(plotted);
 )js";
 
 }  // namespace
@@ -193,8 +236,16 @@ std::string plan_html(const Scenario& s, const Plan& p, const nlohmann::ordered_
   if (p.best) {
     std::vector<const PlanEntry*> alternatives;
     for (const PlanEntry& e : p.alternatives) alternatives.push_back(&e);
-    body += "<h2>Recommendation</h2>\n" + table(s, {&*p.best}) + "<h3>Why</h3>\n" + list(p.reasons);
+    body += "<h2>Recommendation</h2>\n" + table(s, {&*p.best}) + "<h3>Cost</h3>\n" +
+            list(cost_lines(p.best->run, p.best->config())) + "<h3>Why</h3>\n" + list(p.reasons);
+    if (!p.sensitivity.empty()) {
+      body += "<h3>What drives the answer</h3>\n" + sensitivity_table(p);
+      if (const std::string b = break_even_text(p); !b.empty()) body += "<p>" + escape(b) + "</p>\n";
+      body += "<div class=\"chart\"><canvas id=\"sensitivity\"></canvas></div>\n";
+      report["sensitivity"] = sensitivity_data(p);
+    }
     if (!alternatives.empty()) body += "<h3>Alternatives</h3>\n" + table(s, alternatives);
+    body += "<h3>Prices</h3>\n" + list(price_lines(p));
     body += "<h2>Cost against time</h2>\n<div class=\"chart\"><canvas id=\"frontier\"></canvas></div>\n";
     body += "<h2>Memory per GPU against capacity</h2>\n<div class=\"chart\"><canvas id=\"memory\"></canvas></div>\n";
     body += "<h2>One step of the recommended plan</h2>\n<div class=\"chart\"><canvas id=\"timeline\"></canvas></div>\n"
@@ -202,7 +253,7 @@ std::string plan_html(const Scenario& s, const Plan& p, const nlohmann::ordered_
     report["frontier"] = frontier_data(p);
     report["memory"] = memory_data(p);
     if (!best_trace.is_null()) report["timeline"] = timeline_data(best_trace);
-    if (p.best->config().pricing == Pricing::spot && p.best->run.inputs.interruptions.interrupts()) {
+    if (on_spot(p.best->config().pricing) && p.best->run.inputs.interruptions.interrupts()) {
       body += "<h2>Completion time on spot</h2>\n<div class=\"chart\"><canvas id=\"completion\"></canvas></div>\n";
       report["completion"] = completion_data(*p.best);
     }
@@ -216,7 +267,7 @@ std::string plan_html(const Scenario& s, const Plan& p, const nlohmann::ordered_
   if (!misses.empty()) body += "<h3>Nearest misses</h3>\n" + list(misses);
 
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>preflight plan: " +
-                     escape(p.scenario) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body data-charts=\"0\" data-errors=\"\">\n";
+                     escape(p.scenario) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body data-charts=\"0\" data-errors=\"\" data-plotted=\"\">\n";
   html += body;
   html += "<!-- Chart.js, inlined from Debian's libjs-chart.js. Licence:\n" + escape(std::string(chartjs_licence())) + "\n-->\n";
   html += "<script>\n" + std::string(chartjs_source()) + "\n</script>\n";

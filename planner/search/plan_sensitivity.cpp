@@ -1,0 +1,82 @@
+#include "planner/search/plan_sensitivity.hpp"
+
+#include <cmath>
+
+#include <tbb/parallel_for.h>
+
+#include "simulator/economics/expected_run.hpp"
+
+namespace preflight {
+
+namespace {
+
+// The winner's run with one assumption moved to `value`.
+RunInputs moved(const PlanEntry& w, const RunAssumption& a, double value) {
+  RunInputs in = w.run.inputs;
+  if (a.name == "interruption rate" && w.run.interruptions_per_node_hour) {
+    in.interruptions = InterruptionProcess::poisson(value, w.run.reclaim_fraction);
+  } else if (a.name == "re-acquire time") {
+    in.reacquire_hours = value;
+  } else if (a.name == "price zone") {
+    in.usd_per_hour = value * w.config().nodes + w.run.electricity_usd_per_hour;
+  } else if (a.name == "step time") {
+    in.step_seconds *= value;
+    in.step_interval = {};  // the step at that end, taken as exact
+  }
+  return in;
+}
+
+}  // namespace
+
+std::vector<SensitivityRow> plan_sensitivity(const PlanEntry& w) {
+  std::vector<SensitivityRow> rows;
+  for (const RunAssumption& a : w.run.assumptions) {
+    if (a.name == "interruption rate" && !w.run.interruptions_per_node_hour) continue;
+    rows.push_back({a, 0.0, 0.0, 0.0, 0.0});
+  }
+  tbb::parallel_for(std::size_t{0}, 2 * rows.size(), [&](std::size_t k) {
+    SensitivityRow& row = rows[k / 2];
+    const bool high = k % 2 == 1;
+    const RunOutcome o = simulate_run(moved(w, row.assumption, high ? row.assumption.high : row.assumption.low));
+    (high ? row.usd_high : row.usd_low) = o.usd.mean;
+    (high ? row.p_high : row.p_low) = o.p_meets_deadline;
+  });
+  return rows;
+}
+
+std::optional<SpotBreakEven> spot_break_even(const Scenario& s, const PlanEntry& w) {
+  if (!on_spot(w.config().pricing) || !w.run.interruptions_per_node_hour) return std::nullopt;
+  StrategyConfig on_demand = w.config();
+  on_demand.pricing = Pricing::on_demand;
+  const std::optional<PriceChoice> price = job_price(s, *w.node, on_demand);
+  if (!price || price->usd_per_node_hour <= 0.0) return std::nullopt;
+  SpotBreakEven b;
+  RunInputs in = w.run.inputs;
+  in.fallback_usd_per_hour = 0.0;  // the pure spot form of the plan
+  // On demand the same steps run without the spot plan's frequent checkpoints (both at the predicted step).
+  const double hours = static_cast<double>(in.steps) * in.step_seconds / 3600.0;
+  b.on_demand_usd = hours * (price->usd_per_node_hour * w.config().nodes + in.storage_usd_per_hour) + in.fixed_usd;
+  b.assumed_rate = *w.run.interruptions_per_node_hour;
+  const auto cost_at = [&](double rate) {
+    RunInputs at = in;
+    at.interruptions = InterruptionProcess::poisson(rate, w.run.reclaim_fraction);
+    return expected_run_usd(at);
+  };
+  b.saving_fraction = 1.0 - cost_at(b.assumed_rate) / b.on_demand_usd;
+  // The expected cost rises with the rate: bisect (on a log scale) where it meets on demand.
+  constexpr double kHighestRate = 100.0;  // per node-hour: a reclaim every 36 s
+  if (cost_at(kHighestRate) <= b.on_demand_usd) return b;
+  if (cost_at(0.0) >= b.on_demand_usd) {
+    b.break_even_rate = 0.0;
+    return b;
+  }
+  double low = 1e-6, high = kHighestRate;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = std::sqrt(low * high);
+    (cost_at(mid) < b.on_demand_usd ? low : high) = mid;
+  }
+  b.break_even_rate = std::sqrt(low * high);
+  return b;
+}
+
+}  // namespace preflight

@@ -1,0 +1,93 @@
+#include "simulator/economics/spot_fallback.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "simulator/economics/expected_run.hpp"
+
+namespace preflight {
+
+namespace {
+
+// A trial's place in the run: segments behind a checkpoint, and what is left of the work.
+class Progress {
+ public:
+  explicit Progress(const RunSegments& s) : s_(s) {}
+
+  double left() const { return static_cast<double>(s_.full - done_) * s_.segment_hours + s_.last_hours; }
+  double work() const { return static_cast<double>(s_.full) * s_.segment_hours + s_.last_hours; }
+  // Running `hours` from a checkpoint: the checkpoints passed (never the run's end).
+  void run(double hours) {
+    if (s_.segment_hours <= 0.0 || done_ == s_.full) return;
+    done_ += static_cast<std::int64_t>(std::min(std::floor(hours / s_.segment_hours), static_cast<double>(s_.full - done_)));
+  }
+  // Running until the first checkpoint at or past `hours` from now: how long that takes, or -1 when
+  // the run ends first.
+  double until_checkpoint_after(double hours) {
+    if (s_.segment_hours <= 0.0) return -1.0;
+    const double segments = std::max(1.0, std::ceil(hours / s_.segment_hours));
+    if (segments > static_cast<double>(s_.full - done_)) return -1.0;
+    done_ += static_cast<std::int64_t>(segments);
+    return segments * s_.segment_hours;
+  }
+
+ private:
+  const RunSegments& s_;
+  std::int64_t done_ = 0;
+};
+
+}  // namespace
+
+RunTrial fallback_trial(const RunInputs& in, TrialRng& rng) {
+  const RunSegments segments = run_segments(in);
+  const double restart = restart_hours(in), deadline = in.deadline_hours;
+  Progress progress(segments);
+  RunTrial t;
+  double now = 0.0;
+  // Rule 4 (or a hopeless market): on demand to the end; `starting`: a stint begins (its restart).
+  const auto on_demand_to_the_end = [&](bool starting) {
+    const double hours = (starting ? restart : 0.0) + progress.left();
+    t.fallback_hours += hours;
+    t.hours = now + hours;
+    return t;
+  };
+  InterruptionProcess::Cursor cursor = in.interruptions.start_trial(rng);
+  for (;;) {
+    // On spot, from a checkpoint at `now` (rule 2: until reclaimed).
+    const double next = in.interruptions.next(now, in.nodes, cursor, rng);
+    if (next >= now + progress.left()) {
+      t.hours = now + progress.left();
+      return t;
+    }
+    progress.run(next - now);
+    now = next;
+    t.interruptions += 1.0;
+    if (t.interruptions >= kFallbackMaxInterruptions) return on_demand_to_the_end(true);
+    // Idle: capacity returns at `back`, unless rule 4 or rule 1 applies first.
+    const double back = now + capacity_wait(in.reacquire_hours, rng);
+    // Rule 4, with the work one more interruption can lose (a checkpoint interval) in its margin:
+    // our interruptions lose the work since the last checkpoint, the paper's lose only d.
+    const double margin = 2.0 * restart + segments.segment_hours;
+    const double safety = deadline - progress.left() - margin;
+    const double behind = (progress.work() - progress.left()) * deadline / progress.work();
+    const double trigger = std::max(now, std::min(safety, behind));
+    if (back <= trigger) {
+      t.waited_hours += back - now;
+      now = back + restart;  // the restart is paid on the spot machines
+      continue;
+    }
+    t.waited_hours += trigger - now;
+    now = trigger;
+    if (now >= safety) return on_demand_to_the_end(true);
+    // Rule 1: catch up on demand until the first checkpoint after spot capacity is back.
+    const double start = now + restart;
+    const double ran = progress.until_checkpoint_after(back - start);
+    if (ran < 0.0) return on_demand_to_the_end(true);
+    t.fallback_hours += restart + ran;
+    now = start + ran;
+    if (deadline - now < progress.left() + margin) return on_demand_to_the_end(false);
+    now += restart;  // back on spot
+  }
+}
+
+}  // namespace preflight
