@@ -66,14 +66,16 @@ seed() {
   return 0
 }
 
-# The catalog harness takes gpus.json, then instance files, split at "--8<--" lines: gpus.json with
-# each provider's file (the harness writes up to five; tests/fuzz/seeds/catalog has a small one).
+# The catalog harness takes gpus.json, storage.json, fitted/spot_interruptions.json, then instance
+# files, split at "--8<--" lines: the bundled files with each provider's instances (the harness
+# writes up to five; tests/fuzz/seeds/catalog has a small one).
 catalog_seeds() {
   local dir="$corpora/catalog" separator=$'\n--8<--\n'
   mkdir -p "$dir"
   cp catalogs/gpus.json "$dir/seed-gpus"
   for f in catalogs/instances/*.json; do
-    printf '%s%s%s' "$(cat catalogs/gpus.json)" "$separator" "$(cat "$f")" >"$dir/seed-gpus-$(basename "$f" .json)"
+    printf '%s%s%s%s%s%s%s' "$(cat catalogs/gpus.json)" "$separator" "$(cat catalogs/storage.json)" "$separator" \
+      "$(cat catalogs/fitted/spot_interruptions.json)" "$separator" "$(cat "$f")" >"$dir/seed-gpus-$(basename "$f" .json)"
   done
 }
 

@@ -38,16 +38,16 @@ struct Searched {
   std::string unusable;  // why no configuration of it can be simulated (no peak for the precision)
 };
 
-// Configurations sharing machine, node count, sharding and micro-batch: their offload and recompute
-// variants are walked in order so dominance can skip the heavier ones.
+// Configurations sharing machine, node count, layout, sharding and stack, by micro-batch (ascending):
+// at each micro-batch the offload and recompute variants are walked lightest first so dominance can
+// skip the heavier ones, and what did not fit at one micro-batch tells what cannot at the next.
 struct Group {
   const Searched* machine = nullptr;
   int nodes = 1;
   Framework framework = Framework::transformers;
   Parallelism layout;
   Sharding sharding = Sharding::ddp;
-  std::int64_t micro_batch = 1;
-  std::int64_t grad_accum = 1;
+  std::vector<std::pair<std::int64_t, std::int64_t>> batches;  // (micro-batch, accumulation), ascending
 };
 
 struct GroupResult {
@@ -60,6 +60,19 @@ struct GroupResult {
 bool lighter_or_equal(const StrategyConfig& a, const StrategyConfig& b) {
   return a.recompute <= b.recompute && a.offload.optimizer <= b.offload.optimizer && a.offload.params <= b.offload.params;
 }
+
+// The GPU memory of a config never falls as it gets lighter (less recompute, less offload) or its
+// micro-batch grows: when one did not fit, neither does any lighter one at the same or a larger
+// micro-batch, and its simulation is skipped. (Checked over the whole-catalog search space, every
+// pair: PlanSearch.SkippingWhatCannotFitChangesNoAnswer compares plans with and without it.)
+struct KnownOom {
+  std::vector<StrategyConfig> simulated;  // variants whose simulated peak did not fit, at micro-batches so far
+
+  bool covers(const StrategyConfig& c) const {
+    return std::any_of(simulated.begin(), simulated.end(),
+                       [&](const StrategyConfig& o) { return o.micro_batch <= c.micro_batch && lighter_or_equal(c, o); });
+  }
+};
 
 // What any simulated step executes at least: every weight matmul, and half the attention products
 // (causal flash attention computes only the lower triangle; MFU's count takes all of it).
@@ -145,10 +158,12 @@ class Screen {
           for (Sharding sh : sharding_choices(gpus, nodes, layout, fsdp2_)) {
             for (const Framework f : frameworks_) {
               if (!offered(f, layout, sh)) continue;
+              Group g{&m, nodes, f, layout, sh, {}};
               for (std::int64_t mb : micro_batch_choices(global / dp)) {
-                if (!schedule_accepts(layout, global / dp / mb)) continue;
-                out.push_back({&m, nodes, f, layout, sh, mb, global / dp / mb});
+                if (schedule_accepts(layout, global / dp / mb)) g.batches.emplace_back(mb, global / dp / mb);
               }
+              std::sort(g.batches.begin(), g.batches.end());
+              if (!g.batches.empty()) out.push_back(std::move(g));
             }
           }
         }
@@ -161,22 +176,28 @@ class Screen {
     GroupResult r;
     const Searched& m = *g.machine;
     const int gpus = g.nodes * m.node->gpus_per_node;
-    std::vector<StrategyConfig> fit;
-    for (const Offload& offload : offload_choices(g.sharding, *m.node, gpus, g.layout)) {
-      for (Recompute recompute : kRecomputeChoices) {
-        StrategyConfig c;
-        c.instance = m.node->id;
-        c.nodes = g.nodes;
-        c.framework = g.framework;
-        c.parallelism = g.layout;
-        c.sharding = g.sharding;
-        c.offload = offload;
-        c.recompute = recompute;
-        c.micro_batch = g.micro_batch;
-        c.grad_accum = g.grad_accum;
-        if (!layout_refusal(c.framework, c).empty()) continue;  // an offload the stack does not ship
-        variant(m, c, fit, r);
+    KnownOom oom;
+    for (const auto& [micro_batch, grad_accum] : g.batches) {
+      std::vector<StrategyConfig> variants;  // lightest first
+      for (const Offload& offload : offload_choices(g.sharding, *m.node, gpus, g.layout)) {
+        for (Recompute recompute : kRecomputeChoices) {
+          StrategyConfig c;
+          c.instance = m.node->id;
+          c.nodes = g.nodes;
+          c.framework = g.framework;
+          c.parallelism = g.layout;
+          c.sharding = g.sharding;
+          c.offload = offload;
+          c.recompute = recompute;
+          c.micro_batch = micro_batch;
+          c.grad_accum = grad_accum;
+          if (!layout_refusal(c.framework, c).empty()) continue;  // an offload the stack does not ship
+          variants.push_back(c);
+        }
       }
+      std::vector<std::optional<Evaluation>> early = heaviest_first(m, variants, oom, r);
+      std::vector<StrategyConfig> fit;
+      for (std::size_t i = 0; i < variants.size(); ++i) variant(m, variants[i], fit, oom, std::move(early[i]), r);
     }
     return r;
   }
@@ -207,7 +228,39 @@ class Screen {
     return step_flops_ / (static_cast<double>(c.nodes * m.node->gpus_per_node) * m.resolved->peak_flops());
   }
 
-  void variant(const Searched& m, const StrategyConfig& base, std::vector<StrategyConfig>& fit, GroupResult& r) const {
+  // When the lightest variant may not fit (the sum of its memory's components, an upper bound of the
+  // simulated peak, is over the usable), the heaviest variants are simulated first: if they do not
+  // fit, nothing lighter does (KnownOom). Their evaluations are kept for the lightest-first walk,
+  // which decides whether they count (a lighter variant that fits dominates them).
+  std::vector<std::optional<Evaluation>> heaviest_first(const Searched& m, const std::vector<StrategyConfig>& variants, KnownOom& oom,
+                                                        GroupResult& r) const {
+    std::vector<std::optional<Evaluation>> early(variants.size());
+    if (!o_.infer_oom || variants.empty() || m.priced.empty()) return early;
+    const MemoryEstimate lightest = estimate_memory(s_.workload, variants.front(), *m.node, s_.constraints.vram_headroom);
+    if (lightest.peak_bytes <= lightest.usable_bytes) return early;
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      const bool maximal = std::none_of(variants.begin(), variants.end(), [&](const StrategyConfig& other) {
+        return &other != &variants[i] && lighter_or_equal(variants[i], other) && !lighter_or_equal(other, variants[i]);
+      });
+      if (!maximal || oom.covers(variants[i]) || !simulable(m, variants[i])) continue;
+      early[i] = evaluate(s_.workload, *m.resolved, variants[i], s_.constraints.vram_headroom);
+      ++r.simulated;
+      if (early[i]->step && !early[i]->memory.fits_gpu()) oom.simulated.push_back(variants[i]);
+    }
+    return early;
+  }
+
+  // Whether a variant passes the screens before its simulation (host RAM, NVMe, resident states, the
+  // peak-FLOPs bounds): only then is a simulation worth its time.
+  bool simulable(const Searched& m, const StrategyConfig& c) const {
+    const MemoryEstimate memory = estimate_memory(s_.workload, c, *m.node, s_.constraints.vram_headroom);
+    if (!memory.fits_host() || !memory.fits_nvme() || resident_bytes(memory) > memory.usable_bytes) return false;
+    const double lb_hours = steps_ * step_lower_bound_seconds(m, c) / 3600.0;
+    return !s_.constraints.deadline_hours || lb_hours <= *s_.constraints.deadline_hours;
+  }
+
+  void variant(const Searched& m, const StrategyConfig& base, std::vector<StrategyConfig>& fit, KnownOom& oom,
+               std::optional<Evaluation> early, GroupResult& r) const {
     count(r, Verdict::invalid, m.unpriced.size());
     for (Pricing p : m.unpriced) {
       keep_nearest(r.misses, Verdict::invalid, 0.0, false, [&] {
@@ -259,9 +312,16 @@ class Screen {
       }
     }
     if (pricings.empty()) return;
+    if (o_.infer_oom && !early && oom.covers(base)) {
+      // A heavier variant, at this micro-batch or a smaller one, did not fit: neither does this one (its
+      // shortfall is larger, so it is never the nearest miss).
+      count(r, Verdict::oom, pricings.size());
+      return;
+    }
 
-    Evaluation e = evaluate(s_.workload, *m.resolved, base, s_.constraints.vram_headroom);
-    ++r.simulated;
+    Evaluation e = early ? std::move(*early) : evaluate(s_.workload, *m.resolved, base, s_.constraints.vram_headroom);
+    if (!early) ++r.simulated;
+    if (e.step && !e.memory.fits_gpu()) oom.simulated.push_back(base);
     if (!e.step) {
       count(r, Verdict::invalid, pricings.size());
       keep_nearest(r.misses, Verdict::invalid, 0.0, false, [&] { return label() + ": " + e.step_unavailable; });

@@ -27,6 +27,11 @@ inline constexpr EnumNames<Verdict, kVerdicts> kVerdictNames{{{Verdict::feasible
                                                               {Verdict::bounded, "cost_bound"}}};
 inline std::string to_string(Verdict v) { return std::string(name_of(kVerdictNames, v)); }
 
+// The search's Monte Carlo runs of this many trials decide it (a mean within ~1% for the spread of
+// these runs); what the plan reports in its tables (winner, alternatives, frontier) is run again with
+// the full count. Reasons and the sensitivity table that quote other configs use this count too.
+inline constexpr int kScreeningTrials = 2000;
+
 struct PlanOptions {
   RunOptions run;  // the Monte Carlo's seed and trials
   // Measurements that replace the named defaults on machines with its GPU (each searched machine is
@@ -36,6 +41,10 @@ struct PlanOptions {
   // published figures alone, and every prediction taken as exact.
   const StepModelFit* fit = nullptr;
   int top = 5;     // alternatives listed besides the winner
+  // Skip the simulation of a config when a heavier variant (more recompute or offload) at the same
+  // or a smaller micro-batch already did not fit (candidate_search.cpp); tests turn it off to show it
+  // changes no answer.
+  bool infer_oom = true;
   bool suggest = true;  // when nothing is feasible, search what would be (more nodes, other machines)
 };
 

@@ -26,10 +26,8 @@ constexpr std::size_t kFrontierPoints = 16;
 // standard errors (the spread over the strata included, which only widens the margin).
 constexpr int kPilotTrials = 2 * kStepTimeStrata;
 constexpr double kPilotStandardErrors = 4.0;
-// The branch and bound decides on Monte Carlo runs of this many trials (a mean within ~1% for the
-// spread of these runs); what the plan reports (winner, alternatives, frontier) is run again with the
-// full count, and chosen again until everything reported has been.
-constexpr int kScreeningTrials = 2000;
+// The branch and bound decides on Monte Carlo runs of kScreeningTrials (plan.hpp); what the plan
+// reports is run again with the full count, and chosen again until everything reported has been.
 
 // How much machinery a config asks of the engine; on a tie the simpler one wins (less to go wrong).
 int complexity(const StrategyConfig& c) {

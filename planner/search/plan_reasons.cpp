@@ -31,11 +31,15 @@ const PlanEntry* cheapest_feasible(const Plan& plan, Match match) {
   return best;
 }
 
-// A feasible entry with its Monte Carlo figures (run here when the search left it at its closed
-// form or a screening run), so what a reason compares is what the tables show.
+// A feasible entry with Monte Carlo figures (a screening run of it, made here when the search left it
+// at its closed form), so what a reason compares is what a Monte Carlo says, not an estimate.
 PlanEntry with_monte_carlo(PlanEntry e) {
-  if (!e.monte_carlo || !e.confirmed) e.run.outcome = simulate_run(e.run.inputs);
-  e.monte_carlo = e.confirmed = true;
+  if (e.monte_carlo) return e;
+  RunInputs in = e.run.inputs;
+  in.trials = std::min(in.trials, kScreeningTrials);
+  e.run.outcome = simulate_run(in);
+  e.monte_carlo = true;
+  e.confirmed = in.trials == e.run.inputs.trials;
   return e;
 }
 
@@ -118,7 +122,7 @@ class Explainer {
     std::string text = "fits at micro-batch 1 with full recompute (peak " + gib(m.peak_bytes) + " of " + gib(m.usable_bytes) + " usable)";
     if (!e.step) return text;
     try {
-      const RunEstimate run = estimate_run(s_, machine_, c, *e.step, {options_.run.seed, std::min(options_.run.trials, 2000)});
+      const RunEstimate run = estimate_run(s_, machine_, c, *e.step, {options_.run.seed, std::min(options_.run.trials, kScreeningTrials)});
       PlanEntry alt;
       alt.node = w_.node;
       alt.evaluation = e;
@@ -269,8 +273,8 @@ class Explainer {
     const RunEstimate& r = w_.run;
     if (!on_spot(w_.config().pricing)) return;
     if (r.checkpoints_survive) {
-      out_.push_back("checkpoints go to " + std::string(name_of(kCheckpointStorageNames, r.storage)) +
-                     " storage, which outlives a reclaimed instance (" + r.storage_basis + ")");
+      out_.push_back(std::string("checkpoints go to ") + (r.storage == CheckpointStorage::object_store ? "the object store" : "a network file system") +
+                     ", which outlives a reclaimed instance (" + r.storage_basis + ")");
     }
   }
 

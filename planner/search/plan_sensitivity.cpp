@@ -1,5 +1,6 @@
 #include "planner/search/plan_sensitivity.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <tbb/parallel_for.h>
@@ -37,7 +38,9 @@ std::vector<SensitivityRow> plan_sensitivity(const PlanEntry& w) {
   tbb::parallel_for(std::size_t{0}, 2 * rows.size(), [&](std::size_t k) {
     SensitivityRow& row = rows[k / 2];
     const bool high = k % 2 == 1;
-    const RunOutcome o = simulate_run(moved(w, row.assumption, high ? row.assumption.high : row.assumption.low));
+    RunInputs in = moved(w, row.assumption, high ? row.assumption.high : row.assumption.low);
+    in.trials = std::min(in.trials, kScreeningTrials);
+    const RunOutcome o = simulate_run(in);
     (high ? row.usd_high : row.usd_low) = o.usd.mean;
     (high ? row.p_high : row.p_low) = o.p_meets_deadline;
   });

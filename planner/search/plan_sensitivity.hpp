@@ -2,8 +2,8 @@
 // What drives the answer: the winner's cost and P(deadline) at the optimistic and pessimistic end of
 // each assumption no datasheet fixes (the interruption rate, the wait for capacity after a reclaim,
 // the price zone, the step time), each varied alone with the plan as chosen (its checkpoint interval
-// kept), by the same Monte Carlo; and, for a spot plan, the interruption rate at which it stops being
-// cheaper than the same config on demand.
+// kept), by the same Monte Carlo (kScreeningTrials each); and, for a spot plan, the interruption rate
+// at which it stops being cheaper than the same config on demand.
 
 #include <optional>
 #include <string>

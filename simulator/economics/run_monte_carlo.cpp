@@ -36,7 +36,7 @@ struct PoissonPlan {
 // the run is one normal draw (a sum of that many independent segment times: central limit theorem);
 // with fewer, each segment draws its geometric number of failures exactly and, past
 // kExactLossDraws failures, their lost work as a normal sum of that many truncated exponentials.
-constexpr double kWalkInterruptions = 100.0;
+constexpr double kWalkInterruptions = 30.0;
 constexpr std::int64_t kNormalSumSegments = 30;
 constexpr double kExactLossDraws = 30.0;
 constexpr double kPi = std::numbers::pi;
@@ -140,11 +140,16 @@ Trial poisson_trial(const RunInputs& in, const PoissonPlan& p, double give_up_h,
       t.hours += segment_draw(p.segments.last_hours, p.last, p.rate, p.restart_h, p.wait_h, rng, t);
       break;
     }
-    case PoissonPlan::Mode::normal_sum:
+    case PoissonPlan::Mode::normal_sum: {
       t.hours = p.mean_hours + p.sd_hours * standard_normal(rng);
       t.interruptions = p.interruptions;
-      t.waited_hours = p.interruptions * p.wait_h;  // the waits' share of a normal sum: their mean
+      // The waits' part of what this trial took beyond the failure-free run: their share of the mean
+      // excess (so their mean is exact and no trial waits longer than it ran late).
+      const double excess = p.mean_hours - failure_free_hours(in);
+      const double share = excess > 0.0 ? std::min(1.0, p.interruptions * p.wait_h / excess) : 0.0;
+      t.waited_hours = share * std::max(0.0, t.hours - failure_free_hours(in));
       break;
+    }
   }
   // A segment longer than many mean times between interruptions never ends: cut off as the walk is.
   t.hours = std::isfinite(t.hours) ? std::clamp(t.hours, failure_free_hours(in), give_up_h) : give_up_h;

@@ -2,6 +2,7 @@
 // peak off the schedule.
 
 #include <algorithm>
+#include <optional>
 
 #include "simulator/engine/chrome_trace_writer.hpp"
 #include "simulator/engine/event_engine.hpp"
@@ -31,9 +32,10 @@ Simulated simulate_graph(const StepInputs& in, bool with_trace) {
   Simulated sim{build_step_graph(in), {}, {}};
   const StepGraph& g = sim.graph;
   engine::MemoryTracker memory(false);  // the peak is read, not the timeline
-  engine::ChromeTraceWriter trace;
+  // A trace writer builds JSON as it goes: made only when a trace is asked for.
+  std::optional<engine::ChromeTraceWriter> trace;
   std::vector<engine::Observer*> observers{&memory};
-  if (with_trace) observers.push_back(&trace);
+  if (with_trace) observers.push_back(&trace.emplace());
   sim.schedule = engine::run(g.graph, observers);
   const engine::Schedule& s = sim.schedule;
 
@@ -41,7 +43,7 @@ Simulated simulate_graph(const StepInputs& in, bool with_trace) {
   out.tasks = g.graph.task_count();
   out.peak_bytes = memory.peak_bytes();
   out.peak_seconds = memory.peak_seconds();
-  if (with_trace) out.trace = trace.trace();
+  if (trace) out.trace = trace->trace();
   StepTime& t = out.time;
   t.model_flops = g.model_flops;
   double copies = 0.0, host = 0.0;

@@ -1,9 +1,10 @@
-// The catalog reader, Catalog::load(dir): gpus.json and instances/*.json. One input holds the files,
-// split at "--8<--" lines (fuzz_support.hpp): the first part is gpus.json, the next ones (up to
-// five) instances/f1.json ... f5.json. When the catalog reads, what `preflight catalog gpus|
+// The catalog reader, Catalog::load(dir): gpus.json, storage.json, fitted/spot_interruptions.json and
+// instances/*.json. One input holds the files, split at "--8<--" lines (fuzz_support.hpp): gpus.json,
+// storage.json, fitted/spot_interruptions.json (each of these two absent when its part is empty),
+// then up to five instances/f1.json ... f5.json. When the catalog reads, what `preflight catalog gpus|
 // instances` prints of it (table and JSON), and what `check` and `simulate` run for a small scenario
 // (fixtures/small_scenario.json: an inline model, so no models/ folder is needed) on its first
-// instance on demand and its last on spot (prices, regions, interruption buckets).
+// instance on demand and its last on spot (prices, regions, spot figures, storage and egress prices).
 
 #include <optional>
 #include <sstream>
@@ -25,9 +26,19 @@ const fs::path& catalog_dir() {
   static const fs::path dir = [] {
     const fs::path d = scratch_dir() / "catalog";
     fs::create_directories(d / "instances");
+    fs::create_directories(d / "fitted");
     return d;
   }();
   return dir;
+}
+
+// A market-data file from its part: absent when the part is empty (a catalog may ship without it).
+std::optional<std::string> market_file(const fs::path& file, const std::vector<std::string_view>& parts, std::size_t i) {
+  if (i >= parts.size() || parts[i].empty()) {
+    fs::remove(file);
+    return std::nullopt;
+  }
+  return write_file(file, parts[i]).string();
 }
 
 const Scenario& scenario() {
@@ -47,10 +58,14 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input = as_text(data, size);
   begin_input(input);
-  const std::vector<std::string_view> parts = split_files(input, 1 + kInstanceFiles);
+  constexpr std::size_t kFirstInstance = 3;
+  const std::vector<std::string_view> parts = split_files(input, kFirstInstance + kInstanceFiles);
   std::vector<std::string> files{write_file(catalog_dir() / "gpus.json", parts[0]).string()};
-  for (std::size_t i = 1; i <= kInstanceFiles; ++i) {
-    const fs::path file = catalog_dir() / "instances" / ("f" + std::to_string(i) + ".json");
+  for (const auto& [name, i] : {std::pair{"storage.json", std::size_t{1}}, std::pair{"fitted/spot_interruptions.json", std::size_t{2}}}) {
+    if (std::optional<std::string> f = market_file(catalog_dir() / name, parts, i)) files.push_back(*f);
+  }
+  for (std::size_t i = kFirstInstance; i < kFirstInstance + kInstanceFiles; ++i) {
+    const fs::path file = catalog_dir() / "instances" / ("f" + std::to_string(i - kFirstInstance + 1) + ".json");
     if (i < parts.size()) {
       files.push_back(write_file(file, parts[i]).string());
     } else {

@@ -121,6 +121,34 @@ TEST(PlanStories, VolatileSpotMarketFallsBackToOnDemandInTime) {
   EXPECT_TRUE(any_line(plan.reasons, "spot_with_fallback over spot: no spot plan meets the deadline with probability 0.95"));
 }
 
+// Skipping the simulation of configs a heavier variant or smaller micro-batch already showed cannot
+// fit changes no answer: the same configs fit, with the same verdicts, costs and winner, with far
+// fewer step simulations.
+TEST(PlanSearch, SkippingWhatCannotFitChangesNoAnswer) {
+  for (const std::string name : {"llama2-7b-full-weekend", "llama2-70b-sft-a100", "gpt3-175b-megatron-p4de", "qwen2.5-14b-qlora-rtx4090"}) {
+    const Scenario s = scenario(name);
+    PlanOptions inferred, exhaustive;
+    inferred.run.trials = exhaustive.run.trials = 500;
+    exhaustive.infer_oom = false;
+    const Plan a = search_plan(s, test::catalog(), inferred), b = search_plan(s, test::catalog(), exhaustive);
+    const auto key = [](const PlanEntry& e) { return candidate_text(*e.node, e.config()) + " " + to_string(e.verdict); };
+    std::vector<std::string> ka, kb;
+    for (const PlanEntry& e : a.screened) ka.push_back(key(e));
+    for (const PlanEntry& e : b.screened) kb.push_back(key(e));
+    std::sort(ka.begin(), ka.end());
+    std::sort(kb.begin(), kb.end());
+    EXPECT_EQ(ka, kb) << name;
+    EXPECT_EQ(a.counts, b.counts) << name;
+    ASSERT_EQ(a.best.has_value(), b.best.has_value()) << name;
+    if (a.best) {
+      EXPECT_EQ(key(*a.best), key(*b.best)) << name;
+      EXPECT_EQ(a.best->run.outcome.usd.mean, b.best->run.outcome.usd.mean) << name;
+    }
+    EXPECT_LT(a.simulated, b.simulated) << name;
+    std::cout << name << ": " << a.simulated << " step simulations instead of " << b.simulated << "\n";
+  }
+}
+
 // The Monte Carlo branch and bound returns what a Monte Carlo of every screened config would: the
 // test runs that Monte Carlo itself over every config the search did not reject outright, and
 // picks the cheapest feasible one by the same rule (mean cost, then p90, then hours).
