@@ -1,5 +1,6 @@
 #include "planner/report/sweep_report.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "planner/report/result_json.hpp"
@@ -128,6 +129,18 @@ std::string sweep_markdown(const SweepReport& report) {
            (r.price_as_of.empty() ? "" : ", " + md(r.price_as_of)) + " | " + usd_text(r.cost_mean_usd) + " / " +
            usd_text(r.cost_p90_usd) + " | " + fixed(r.hours_p50, 1) + " / " + fixed(r.hours_p90, 1) + " | " +
            (r.deadline_hours ? fixed(r.p_meets_deadline, 3) : "-") + " | " + share_text(r.vram_headroom) + " |\n";
+  }
+  // Where the quotes come from, once each (a row's price date is in its "priced at" cell).
+  std::vector<std::string> sources;
+  for (const SweepRow& r : rows) {
+    if (r.feasible && !r.price_source.empty() && std::find(sources.begin(), sources.end(), r.price_source) == sources.end()) {
+      sources.push_back(r.price_source);
+    }
+  }
+  if (!sources.empty()) {
+    out += "\nPrices from:";
+    for (const std::string& source : sources) out += " " + md(source.substr(0, source.find(" ("))) + ";";
+    out.back() = '\n';
   }
   return out;
 }
