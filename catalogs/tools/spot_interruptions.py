@@ -90,6 +90,7 @@ def summary_rows(shared):
         else:
             cls = BAMBOO_CLASS.get(path)
         out.append({
+            "repo": repo,
             "trace": repo + " " + path,
             "class": cls,
             "rate": num(r["preemptions_per_instance_hour"]),
@@ -156,7 +157,9 @@ def derive(shared):
     classes = {}
     for r in rows:
         if r["class"] is None:
-            report.append((r["trace"], "left out", "CPU machine type, not GPU capacity"))
+            why = ("instance size not documented: informs the reclaim fraction only" if r["repo"] == "uclasystem/bamboo"
+                   else "CPU machine type, not GPU capacity")
+            report.append((r["trace"], "left out", why))
             continue
         c = classes.setdefault(r["class"], {"rates": [], "rate_traces": [], "reacquire": [], "reacquire_traces": [],
                                             "max_nodes": 0})

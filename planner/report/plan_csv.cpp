@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "planner/report/plan_report.hpp"
 #include "planner/report/result_json.hpp"
 #include "planner/text/number_text.hpp"
@@ -8,6 +10,9 @@ namespace preflight {
 namespace {
 
 std::string optional_fixed(bool present, double value, int decimals) { return present ? fixed(value, decimals) : ""; }
+
+// A closed form of a run that never finishes is infinite: an empty cell, never "inf".
+std::string finite_fixed(double value, int decimals) { return std::isfinite(value) ? fixed(value, decimals) : ""; }
 
 std::string joined_warnings(const std::vector<std::string>& warnings) {
   std::string s;
@@ -26,7 +31,8 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
       "pricing,usd_per_hour,peak_bytes,usable_bytes,step_seconds,mfu,failure_free_hours,expected_hours,expected_usd,"
       "monte_carlo,hours_p50,hours_p90,usd_mean,usd_p90,p_meets_deadline,verdict,framework,attention_kernel,"
       "step_seconds_low,step_seconds_high,region,zone,price_as_of,price_source,usd_per_node_hour,checkpoint_storage,"
-      "storage_usd_per_hour,egress_usd,compute_usd,storage_usd,total_usd,fallback_hours,warnings\n";
+      "storage_usd_per_hour,egress_usd,compute_usd,storage_usd,total_usd,fallback_hours,warnings,electricity_usd,"
+      "fallback_usd_per_node_hour,fallback_region\n";
   for (const PlanEntry& e : p.screened) {
     const StrategyConfig& c = e.config();
     const RunOutcome& o = e.run.outcome;
@@ -38,7 +44,7 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
         std::to_string(c.micro_batch), std::to_string(c.grad_accum), to_string(c.pricing), fixed(e.run.usd_per_hour, 4),
         fixed(e.evaluation.memory.peak_bytes, 0), fixed(e.evaluation.memory.usable_bytes, 0),
         fixed(e.evaluation.step->seconds(), 4), fixed(step_mfu(*e.evaluation.step, *e.node, s.training()), 4),
-        fixed(o.failure_free_hours, 3), fixed(e.run.expected_hours, 3), fixed(e.expected_usd(), 2), mc ? "yes" : "no",
+        fixed(o.failure_free_hours, 3), finite_fixed(e.run.expected_hours, 3), finite_fixed(e.expected_usd(), 2), mc ? "yes" : "no",
         optional_fixed(mc, o.hours.p50, 3), optional_fixed(mc, o.hours.p90, 3), optional_fixed(mc, o.usd.mean, 2),
         optional_fixed(mc, o.usd.p90, 2), optional_fixed(mc, o.p_meets_deadline, 4), to_string(e.verdict),
         to_string(c.framework), to_string(e.evaluation.stack.attention),
@@ -47,8 +53,10 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
         csv_cell(e.run.price.region), csv_cell(e.run.price.zone), csv_cell(e.run.price.as_of), csv_cell(e.run.price.source),
         fixed(e.run.price.usd_per_node_hour, 4), std::string(name_of(kCheckpointStorageNames, e.run.storage)),
         fixed(e.run.storage_usd_per_hour, 6), fixed(e.run.egress_usd, 2),
-        optional_fixed(mc, o.compute_usd, 2), optional_fixed(mc, o.storage_usd, 2), optional_fixed(mc, o.usd.mean, 2),
-        optional_fixed(mc, o.fallback_hours, 3), csv_cell(joined_warnings(e.run.warnings))};
+        optional_fixed(mc, o.compute_usd - o.billed_hours * e.run.electricity_usd_per_hour, 2), optional_fixed(mc, o.storage_usd, 2),
+        optional_fixed(mc, o.usd.mean, 2), optional_fixed(mc, o.fallback_hours, 3), csv_cell(joined_warnings(e.run.warnings)),
+        optional_fixed(mc, o.billed_hours * e.run.electricity_usd_per_hour, 2),
+        e.run.fallback ? fixed(e.run.fallback->usd_per_node_hour, 4) : "", e.run.fallback ? csv_cell(e.run.fallback->region) : ""};
     for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
     out += "\n";
   }

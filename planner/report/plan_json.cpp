@@ -59,6 +59,7 @@ std::string plan_json(const Scenario& s, const Plan& p, const RunOptions& o) {
   if (p.break_even) {
     const SpotBreakEven& b = *p.break_even;
     j["spot_break_even"] = {{"on_demand_usd", rounded(b.on_demand_usd, 2)},
+                            {"spot_usd", rounded(b.spot_usd, 2)},
                             {"assumed_interruptions_per_node_hour", rounded(b.assumed_rate, 6)},
                             {"break_even_interruptions_per_node_hour",
                              b.break_even_rate ? nlohmann::ordered_json(rounded(*b.break_even_rate, 6)) : nlohmann::ordered_json(nullptr)},

@@ -69,11 +69,14 @@ std::vector<std::vector<std::string>> sensitivity_rows(const Plan& p) {
 std::string break_even_text(const Plan& p) {
   if (!p.break_even) return {};
   const SpotBreakEven& b = *p.break_even;
-  const std::string saving = (b.saving_fraction >= 0.0 ? "saves " + share_text(b.saving_fraction) : "costs " + share_text(-b.saving_fraction) + " more") +
-                             " against the same config on demand (" + usd_text(b.on_demand_usd) + ") at the assumed " +
-                             fixed(b.assumed_rate, 3) + " interruptions per node-hour";
-  if (!b.break_even_rate) return "spot " + saving + ", and stays cheaper at any rate up to 100 per node-hour";
-  return "spot " + saving + "; it stays cheaper up to " + fixed(*b.break_even_rate, 3) + " per node-hour (" +
+  const bool fallback = p.best && p.best->config().pricing == Pricing::spot_with_fallback;
+  std::string text = std::string(fallback ? "the same config on pure spot" : "spot") + " costs " + usd_text(b.spot_usd) +
+                     " expected at the assumed " + fixed(b.assumed_rate, 3) + " interruptions per node-hour, " +
+                     (b.saving_fraction >= 0.0 ? share_text(b.saving_fraction) + " less" : share_text(-b.saving_fraction) + " more") +
+                     " than the same config on demand (" + usd_text(b.on_demand_usd) + ")";
+  if (!b.break_even_rate) return text + "; it stays cheaper at any rate up to 100 per node-hour";
+  if (b.saving_fraction < 0.0) return text + "; it is cheaper only below " + fixed(*b.break_even_rate, 3) + " per node-hour";
+  return text + "; it stays cheaper up to " + fixed(*b.break_even_rate, 3) + " per node-hour (" +
          fixed(*b.break_even_rate / std::max(b.assumed_rate, 1e-12), 1) + "x the assumed rate)";
 }
 

@@ -153,7 +153,9 @@ nlohmann::ordered_json cost_json(const RunEstimate& r, Pricing pricing) {
   if (r.fallback) {
     j["fallback"] = {{"usd_per_node_hour", rounded(r.fallback->usd_per_node_hour, 4)},
                      {"region", r.fallback->region},
+                     {"zone", r.fallback->zone},
                      {"as_of", r.fallback->as_of},
+                     {"price_source", r.fallback->source},
                      {"price_basis", r.fallback->basis}};
   } else {
     j["fallback"] = nullptr;

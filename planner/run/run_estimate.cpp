@@ -17,9 +17,6 @@ namespace rd = run_defaults;
 
 namespace {
 
-// How far below its exact mean a Poisson run's Monte Carlo may land and still be bounded: three
-// standard errors of its mean (a 0.13% chance per candidate that the search prunes one it should not).
-constexpr double kCostBoundStandardErrors = 3.0;
 
 PricePolicy policy(const Scenario& s, const StrategyConfig& c) {
   PricePolicy p = s.prices.policy;
@@ -276,11 +273,11 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   } else {
     r.expected_hours = expected_run_hours(typical);
     r.expected_usd = expected_run_usd(typical);
-    // Under Poisson interruptions the closed-form mean is exact: at the fastest step time it is a
-    // bound on the Monte Carlo's mixture over step times. A replayed trace gets only the
-    // failure-free bound (its closed form is an approximation).
+    // Under Poisson interruptions the closed-form mean is exact: at the floors of the step-time strata
+    // it bounds the mean the Monte Carlo estimates. A replayed trace gets only the failure-free bound
+    // (its closed form is an approximation).
     const double floor_usd = quickest * (in.usd_per_hour + in.storage_usd_per_hour) + in.fixed_usd;
-    r.lower_bound_usd = in.interruptions.memoryless() ? std::max(floor_usd, monte_carlo_cost_bound(in, kCostBoundStandardErrors)) : floor_usd;
+    r.lower_bound_usd = in.interruptions.memoryless() ? std::max(floor_usd, monte_carlo_cost_bound(in)) : floor_usd;
   }
 
   if (price->quotes > 1 && price->high_usd_per_node_hour > price->low_usd_per_node_hour) {

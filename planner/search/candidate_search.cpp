@@ -338,10 +338,12 @@ class Screen {
     for (Pricing p : pricings) priced_run(m, e, p, r);
   }
 
-  // What the budget screen holds a config to before its Monte Carlo: the closed-form mean, or for
-  // spot_with_fallback (whose closed form is only an estimate) the cost no run of it can go under.
+  // What the budget screen holds a config to before its Monte Carlo: the closed-form mean, or where
+  // the closed form is only an estimate (spot_with_fallback, a replayed trace) the cost no run of it
+  // can go under.
   static double screened_usd(const PlanEntry& e) {
-    return e.config().pricing == Pricing::spot_with_fallback ? e.lower_bound_usd() : e.expected_usd();
+    const bool estimate = e.config().pricing == Pricing::spot_with_fallback || !e.run.inputs.interruptions.memoryless();
+    return estimate ? e.lower_bound_usd() : e.expected_usd();
   }
 
   double probability_bound(const PlanEntry& e) const {
@@ -362,6 +364,15 @@ class Screen {
     if (s_.constraints.deadline_hours && fastest_hours > *s_.constraints.deadline_hours) {
       entry.verdict = Verdict::deadline;
       keep_nearest(r.misses, Verdict::deadline, hours / *s_.constraints.deadline_hours - 1.0, false, [&] { return label() + ": needs " + fixed(hours, 1) + " h without a single interruption"; });
+    } else if (!(entry.run.expected_hours <= run_horizon_hours(entry.run.inputs))) {
+      // Interruptions outpace its checkpoints: expected past the horizon (or never), not a plan.
+      entry.verdict = Verdict::probability;
+      entry.run.outcome.p_meets_deadline = 0.0;
+      keep_nearest(r.misses, Verdict::probability, s_.constraints.min_completion_probability, true, [&] {
+        return label() + ": never finishes (" + fixed(entry.run.job_interruptions_per_hour, 2) +
+               " interruptions per hour against " + (entry.run.checkpoint.interval_steps > 0 ? "its checkpoints" : "no checkpoint to resume from") +
+               ": expected past " + fixed(run_horizon_hours(entry.run.inputs), 0) + " h)";
+      });
     } else if (const double usd = screened_usd(entry); s_.constraints.budget_usd && usd > *s_.constraints.budget_usd) {
       entry.verdict = Verdict::budget;
       keep_nearest(r.misses, Verdict::budget, usd / *s_.constraints.budget_usd - 1.0, false, [&] { return label() + ": expected cost " + usd_text(usd); });

@@ -27,11 +27,6 @@ inline constexpr EnumNames<Verdict, kVerdicts> kVerdictNames{{{Verdict::feasible
                                                               {Verdict::bounded, "cost_bound"}}};
 inline std::string to_string(Verdict v) { return std::string(name_of(kVerdictNames, v)); }
 
-// The search's Monte Carlo runs of this many trials decide it (a mean within ~1% for the spread of
-// these runs); what the plan reports in its tables (winner, alternatives, frontier) is run again with
-// the full count. Reasons and the sensitivity table that quote other configs use this count too.
-inline constexpr int kScreeningTrials = 2000;
-
 struct PlanOptions {
   RunOptions run;  // the Monte Carlo's seed and trials
   // Measurements that replace the named defaults on machines with its GPU (each searched machine is
@@ -97,7 +92,8 @@ struct SensitivityRow {
 
 // For a spot winner: the interruption rate at which the same config on demand would be as cheap.
 struct SpotBreakEven {
-  double on_demand_usd = 0.0;             // the same config on demand, failure-free
+  double on_demand_usd = 0.0;             // the same config on demand, as the plan prices it
+  double spot_usd = 0.0;                  // the winner's config on pure spot at the assumed rate (closed form)
   double assumed_rate = 0.0;              // per node-hour, as the plan assumed
   std::optional<double> break_even_rate;  // empty: cheaper at any rate up to 100 per node-hour
   double saving_fraction = 0.0;           // at the assumed rate: 1 - spot / on demand

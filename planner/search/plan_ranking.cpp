@@ -10,6 +10,7 @@
 #include <tbb/parallel_for.h>
 
 #include "planner/text/number_text.hpp"
+#include "simulator/economics/expected_run.hpp"
 #include "simulator/economics/step_time_uncertainty.hpp"
 #include "planner/text/candidate_text.hpp"
 
@@ -22,11 +23,13 @@ constexpr std::size_t kBatch = 8;
 // Frontier points given a Monte Carlo at most; evenly spread over the closed-form frontier.
 constexpr std::size_t kFrontierPoints = 16;
 // A run whose closed form is only an estimate (spot_with_fallback, a replayed trace) is bounded by a
-// short pilot Monte Carlo instead: two trials per step-time stratum, its mean less this many of its
+// short pilot Monte Carlo instead: one trial per step-time stratum, its mean less this many of its
 // standard errors (the spread over the strata included, which only widens the margin).
-constexpr int kPilotTrials = 2 * kStepTimeStrata;
+constexpr int kPilotTrials = kStepTimeStrata;
+// The first look of a screening Monte Carlo (five trials per step-time stratum).
+constexpr int kFirstLookTrials = 5 * kStepTimeStrata;
 constexpr double kPilotStandardErrors = 4.0;
-// The branch and bound decides on Monte Carlo runs of kScreeningTrials (plan.hpp); what the plan
+// The branch and bound decides on Monte Carlo runs of kScreeningTrials (run_estimate.hpp); what the plan
 // reports is run again with the full count, and chosen again until everything reported has been.
 
 // How much machinery a config asks of the engine; on a tie the simpler one wins (less to go wrong).
@@ -52,9 +55,17 @@ class Ranker {
   RankingResult rank() {
     one_fallback_per_choice();
     pilot_bounds();
-    branch_and_bound();
-    frontier_candidates();
-    const Reported reported = confirm();
+    // Confirming what is reported may raise the bar the search stopped at (a screening mean is an
+    // estimate): search on from where it stopped until a round runs no new Monte Carlo.
+    Reported reported;
+    for (std::int64_t runs = -1; runs != r_.monte_carlo_runs;) {
+      runs = r_.monte_carlo_runs;
+      branch_and_bound();
+      frontier_candidates();
+      const std::int64_t before_confirming = r_.monte_carlo_runs;
+      reported = confirm();
+      if (r_.monte_carlo_runs == before_confirming) break;  // nothing new was confirmed: the bar stands
+    }
     for (const PlanEntry& e : r_.entries) {
       if (e.verdict == Verdict::bounded || e.monte_carlo) ++r_.counts[static_cast<int>(e.verdict)];
     }
@@ -109,11 +120,23 @@ class Ranker {
   }
 
   void monte_carlo(const std::vector<std::size_t>& which, bool full = false) {
+    const double need = s_.constraints.min_completion_probability;
     tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t k) {
       PlanEntry& e = r_.entries[which[k]];
       RunInputs in = e.run.inputs;
-      if (!full) in.trials = std::min(in.trials, kScreeningTrials);
-      e.run.outcome = simulate_run(in);
+      if (!full) {
+        // A short run first: a config that misses its deadline probability by more than four of that
+        // run's standard errors is out, and the screening run is spent only on the rest.
+        in.trials = std::min(in.trials, kFirstLookTrials);
+        const RunOutcome first = simulate_run(in);
+        const double error = std::sqrt(need * (1.0 - need) / static_cast<double>(in.trials));
+        const bool out = s_.constraints.deadline_hours && first.p_meets_deadline < need - 4.0 * error;
+        in.trials = std::min(e.run.inputs.trials, kScreeningTrials);
+        e.run.outcome = out ? first : simulate_run(in);
+        if (out) in.trials = kFirstLookTrials;
+      } else {
+        e.run.outcome = simulate_run(in);
+      }
       e.monte_carlo = true;
       e.confirmed = in.trials == e.run.inputs.trials;
     });
@@ -125,7 +148,14 @@ class Ranker {
     const RunOutcome& o = e.run.outcome;
     const auto label = [&] { return candidate_text(*e.node, e.config()); };
     const double need = s_.constraints.min_completion_probability;
-    if (s_.constraints.deadline_hours && o.p_meets_deadline < need) {
+    if (o.unfinished_probability > 1.0 - need && (!s_.constraints.deadline_hours || o.p_meets_deadline < need)) {
+      // Without a deadline a run must still finish: histories cut off at the horizon never do.
+      e.verdict = Verdict::probability;
+      keep_nearest(r_.misses, Verdict::probability, o.unfinished_probability - (1.0 - need), false, [&] {
+        return label() + ": never finishes in " + share_text(o.unfinished_probability) +
+               " of the Monte Carlo's histories (its interruptions outpace its checkpoints)";
+      });
+    } else if (s_.constraints.deadline_hours && o.p_meets_deadline < need) {
       e.verdict = Verdict::probability;
       keep_nearest(r_.misses, Verdict::probability, need - o.p_meets_deadline, false, [&] { return label() + ": meets the " + hours_text(*s_.constraints.deadline_hours) + " h deadline with probability " +
                                    fixed(o.p_meets_deadline, 3) + " (" + fixed(need, 2) + " required; " +
@@ -138,20 +168,41 @@ class Ranker {
     }
   }
 
-  // spot_with_fallback's cost and risk grow with the run's failure-free hours, which is all that
-  // differs between the configs of one machine and node count (their checkpoints hold the same model
-  // states): only the quickest of each is priced by a Monte Carlo, the rest are dominated by it.
+  // spot_with_fallback's cost and risk grow with what a run must do (its failure-free hours), what an
+  // interruption loses (its checkpoint interval) and costs (its restart), under the same
+  // interruptions and step-time interval: a config no better than another of its machine and node
+  // count in all of them is dominated by it, and only the others get a Monte Carlo.
   void one_fallback_per_choice() {
-    std::map<std::pair<const NodeSpec*, int>, std::size_t> quickest;
-    const auto hours = [&](std::size_t i) { return r_.entries[i].run.outcome.failure_free_hours; };
+    struct Key {
+      double work, segment, restart;
+      StepTimeInterval interval;
+    };
+    const auto key = [&](std::size_t i) {
+      const RunInputs& in = r_.entries[i].run.inputs;
+      return Key{r_.entries[i].run.outcome.failure_free_hours, run_segments(in).segment_hours, restart_hours(in), in.step_interval};
+    };
+    const auto no_worse = [](const Key& a, const Key& b) {
+      return a.work <= b.work && a.segment <= b.segment && a.restart <= b.restart && a.interval.low == b.interval.low &&
+             a.interval.high == b.interval.high;
+    };
+    std::map<std::pair<const NodeSpec*, int>, std::vector<std::size_t>> by_choice;
     for (std::size_t i = 0; i < r_.entries.size(); ++i) {
       const PlanEntry& e = r_.entries[i];
-      if (e.verdict != Verdict::bounded || e.config().pricing != Pricing::spot_with_fallback) continue;
-      const auto [it, inserted] = quickest.emplace(std::pair{e.node, e.config().nodes}, i);
-      if (inserted) continue;
-      const std::size_t loser = hours(i) < hours(it->second) ? std::exchange(it->second, i) : i;
-      r_.entries[loser].verdict = Verdict::dominated;
-      ++r_.counts[static_cast<int>(Verdict::dominated)];
+      if (e.verdict == Verdict::bounded && e.config().pricing == Pricing::spot_with_fallback) by_choice[{e.node, e.config().nodes}].push_back(i);
+    }
+    for (auto& [choice, members] : by_choice) {
+      // Quickest first, so a dominating config is kept before what it dominates.
+      std::stable_sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) { return key(a).work < key(b).work; });
+      std::vector<std::size_t> kept;
+      for (std::size_t i : members) {
+        const Key k = key(i);
+        if (std::any_of(kept.begin(), kept.end(), [&](std::size_t j) { return no_worse(key(j), k); })) {
+          r_.entries[i].verdict = Verdict::dominated;
+          ++r_.counts[static_cast<int>(Verdict::dominated)];
+        } else {
+          kept.push_back(i);
+        }
+      }
     }
   }
 

@@ -14,7 +14,7 @@ Plan search_plan(const Scenario& scenario, const Catalog& catalog, const PlanOpt
   Plan plan = search_candidates(scenario, catalog, options);
   if (plan.best) {
     plan.sensitivity = plan_sensitivity(*plan.best);
-    plan.break_even = spot_break_even(scenario, *plan.best);
+    plan.break_even = spot_break_even(scenario, plan);
     plan.reasons = explain_winner(scenario, plan, options);
   } else if (options.suggest) {
     plan.suggestions = suggest_changes(scenario, catalog, plan, options);

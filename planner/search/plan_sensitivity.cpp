@@ -5,7 +5,9 @@
 
 #include <tbb/parallel_for.h>
 
+#include "planner/scenario/strategy_config_json.hpp"
 #include "simulator/economics/expected_run.hpp"
+#include "simulator/economics/step_time_uncertainty.hpp"
 
 namespace preflight {
 
@@ -47,25 +49,54 @@ std::vector<SensitivityRow> plan_sensitivity(const PlanEntry& w) {
   return rows;
 }
 
-std::optional<SpotBreakEven> spot_break_even(const Scenario& s, const PlanEntry& w) {
+namespace {
+
+bool same_config(const StrategyConfig& a, const StrategyConfig& b) {
+  StrategyConfig x = a;
+  x.pricing = b.pricing;
+  x.checkpoint_interval_minutes = b.checkpoint_interval_minutes;
+  return config_json(x) == config_json(b);
+}
+
+// The plan's own figure for a config: its Monte Carlo mean where it ran, else its closed form (at the
+// step-time multiplier's mean, as the tables estimate).
+double plan_cost(const PlanEntry& e) { return e.monte_carlo ? e.run.outcome.usd.mean : e.expected_usd(); }
+
+}  // namespace
+
+std::optional<SpotBreakEven> spot_break_even(const Scenario& s, const Plan& plan) {
+  if (!plan.best) return std::nullopt;
+  const PlanEntry& w = *plan.best;
   if (!on_spot(w.config().pricing) || !w.run.interruptions_per_node_hour) return std::nullopt;
-  StrategyConfig on_demand = w.config();
-  on_demand.pricing = Pricing::on_demand;
-  const std::optional<PriceChoice> price = job_price(s, *w.node, on_demand);
-  if (!price || price->usd_per_node_hour <= 0.0) return std::nullopt;
   SpotBreakEven b;
+  // The same config on demand, as the plan priced it; else from the machine's on-demand quote.
+  const PlanEntry* on_demand = nullptr;
+  for (const PlanEntry& e : plan.screened) {
+    if (e.config().pricing == Pricing::on_demand && same_config(w.config(), e.config())) on_demand = &e;
+  }
+  // Both sides at the step-time multiplier's mean: what the plan's closed forms estimate.
   RunInputs in = w.run.inputs;
   in.fallback_usd_per_hour = 0.0;  // the pure spot form of the plan
-  // On demand the same steps run without the spot plan's frequent checkpoints (both at the predicted step).
-  const double hours = static_cast<double>(in.steps) * in.step_seconds / 3600.0;
-  b.on_demand_usd = hours * (price->usd_per_node_hour * w.config().nodes + in.storage_usd_per_hour) + in.fixed_usd;
+  in.step_seconds *= mean_step_time_multiplier(in.step_interval);
+  if (on_demand != nullptr) {
+    b.on_demand_usd = plan_cost(*on_demand);
+  } else {
+    StrategyConfig c = w.config();
+    c.pricing = Pricing::on_demand;
+    const std::optional<PriceChoice> price = job_price(s, *w.node, c);
+    if (!price || price->usd_per_node_hour <= 0.0) return std::nullopt;
+    const double hours = static_cast<double>(in.steps) * in.step_seconds / 3600.0;
+    b.on_demand_usd = hours * (price->usd_per_node_hour * c.nodes + in.storage_usd_per_hour) + in.fixed_usd;
+  }
   b.assumed_rate = *w.run.interruptions_per_node_hour;
   const auto cost_at = [&](double rate) {
     RunInputs at = in;
     at.interruptions = InterruptionProcess::poisson(rate, w.run.reclaim_fraction);
     return expected_run_usd(at);
   };
-  b.saving_fraction = 1.0 - cost_at(b.assumed_rate) / b.on_demand_usd;
+  b.spot_usd = cost_at(b.assumed_rate);
+  if (!std::isfinite(b.spot_usd) || !(b.on_demand_usd > 0.0)) return std::nullopt;
+  b.saving_fraction = 1.0 - b.spot_usd / b.on_demand_usd;
   // The expected cost rises with the rate: bisect (on a log scale) where it meets on demand.
   constexpr double kHighestRate = 100.0;  // per node-hour: a reclaim every 36 s
   if (cost_at(kHighestRate) <= b.on_demand_usd) return b;

@@ -17,8 +17,9 @@ namespace preflight {
 std::vector<SensitivityRow> plan_sensitivity(const PlanEntry& winner);
 
 // Empty unless the winner runs on spot under a Poisson rate and the machine lists an on-demand price.
-// Both sides at the predicted step time: the spot side is the closed-form mean of the plan's pure
-// spot run, the on-demand side its steps without the spot plan's checkpoint stalls.
-std::optional<SpotBreakEven> spot_break_even(const Scenario& scenario, const PlanEntry& winner);
+// The spot side is the closed-form mean of the winner's config on pure spot, the on-demand side the
+// plan's own figure for the same config on demand (else its steps at the on-demand quote), both at
+// the step-time multiplier's mean.
+std::optional<SpotBreakEven> spot_break_even(const Scenario& scenario, const Plan& plan);
 
 }  // namespace preflight

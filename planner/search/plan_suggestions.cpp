@@ -61,10 +61,20 @@ void relaxed_constraints(const Scenario& s, const Catalog& catalog, const Plan& 
       }
     }
   }
+  bool lost_checkpoints = false;
   const PlanEntry* likeliest = nullptr;
   for (const PlanEntry& e : plan.screened) {
     if (e.verdict != Verdict::probability) continue;
+    lost_checkpoints = lost_checkpoints || (on_spot(e.config().pricing) && e.run.checkpoint.interval_steps == 0);
+    if (!(e.run.outcome.p_meets_deadline > 0.0)) continue;  // a run that never finishes is no offer
     if (likeliest == nullptr || e.run.outcome.p_meets_deadline > likeliest->run.outcome.p_meets_deadline) likeliest = &e;
+  }
+  if (lost_checkpoints) {
+    out.push_back(s.checkpoint.settings.resumable
+                      ? "checkpoints that survive a reclaim (checkpoint.storage object_store or network): on local NVMe a reclaim "
+                        "takes them, and every interruption restarts spot from step 0"
+                      : "resumable checkpoints (checkpoint.resumable true): weights alone cannot resume a run, so every spot "
+                        "interruption restarts it from step 0");
   }
   if (likeliest != nullptr) {
     const PlanEntry e = with_monte_carlo(*likeliest);

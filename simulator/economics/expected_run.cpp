@@ -25,7 +25,7 @@ double restart_hours(const RunInputs& in) { return (in.restart_seconds + in.chec
 
 SegmentMoments segment_moments(double work_hours, double rate, double restart, double wait) {
   SegmentMoments m;
-  m.mean = work_hours;
+  m.mean = m.billed = work_hours;
   if (rate <= 0.0 || work_hours <= 0.0) return m;
   const double q = -std::expm1(-rate * work_hours);
   const double p = 1.0 - q;
@@ -36,6 +36,7 @@ SegmentMoments segment_moments(double work_hours, double rate, double restart, d
   m.interruptions = std::expm1(rate * work_hours);  // q / p
   const double attempt = m.mean_loss + wait + restart;
   m.mean += m.interruptions * attempt;  // = (1/rate + W + R)(e^(rate s) - 1)
+  m.billed += m.interruptions * (m.mean_loss + restart);
   // An exponential wait's variance is its mean squared.
   m.variance = m.interruptions * (m.loss_variance + wait * wait) + (q / (p * p)) * attempt * attempt;
   return m;
@@ -67,29 +68,26 @@ double run_hours_variance(const RunInputs& in) {
 }
 
 double expected_billed_hours(const RunInputs& in) {
-  return expected_run_hours(in) - expected_interruptions(in) * in.reacquire_hours;
+  return over_segments(in, [](const SegmentMoments& m) { return m.billed; });
 }
+
+double run_horizon_hours(const RunInputs& in) { return std::max(100.0 * failure_free_hours(in), 24.0 * 365.0); }
 
 double expected_run_usd(const RunInputs& in) {
   return expected_billed_hours(in) * in.usd_per_hour + expected_run_hours(in) * in.storage_usd_per_hour + in.fixed_usd;
 }
 
-double monte_carlo_cost_bound(const RunInputs& given, double standard_errors) {
+double monte_carlo_cost_bound(const RunInputs& given) {
   // Few groups: the bound is asked for tens of thousands of candidates.
   constexpr int kBins = 5;
   RunInputs in = given;
-  double mean = 0.0, variance = 0.0;
+  double mean = 0.0;
   const std::vector<double> floors = step_time_multiplier_floors(given.step_interval, kBins);
-  const double rate = in.usd_per_hour + in.storage_usd_per_hour;
   for (const double m : floors) {
     in.step_seconds = given.step_seconds * m;
     mean += expected_run_usd(in);
-    if (in.interruptions.interrupts()) variance += run_hours_variance(in) * rate * rate;
   }
-  const double n = static_cast<double>(floors.size());
-  const int trials = given.interruptions.interrupts() ? std::max(given.trials, kStepTimeStrata) : kStepTimeStrata;
-  const double error = std::isfinite(variance) ? std::sqrt(variance / n / trials) : 0.0;
-  return std::max(0.0, mean / n - standard_errors * error);
+  return std::max(0.0, mean / static_cast<double>(floors.size()));
 }
 
 double completion_probability_bound(const RunInputs& given, double deadline_hours) {

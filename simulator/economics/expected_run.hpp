@@ -33,11 +33,15 @@ struct SegmentMoments {
   double loss_variance = 0.0;        // Var Y
   double interruptions = 0.0;        // E[N] = e^(rate s) - 1
   double mean = 0.0;                 // E[T]
+  double billed = 0.0;               // E[T] less the waits: s + E[N] (E[Y] + R)
   double variance = 0.0;             // Var T = E[N] (Var Y + Var W) + Var N (E[Y] + E[W] + R)^2
 };
 SegmentMoments segment_moments(double work_hours, double rate, double restart_hours, double wait_hours = 0.0);
 
 double expected_run_hours(const RunInputs& in);
+// The horizon past which a Monte Carlo history is cut off as one that never ends: 100 times the
+// failure-free hours, at least a year. A run expected past it is not a plan.
+double run_horizon_hours(const RunInputs& in);
 // Hours the job holds (and pays for) its machines on average: the run less the waits for capacity.
 double expected_billed_hours(const RunInputs& in);
 // The mean cost in closed form: machines, storage and egress (spot_with_fallback: its spot run,
@@ -51,12 +55,12 @@ double expected_interruptions(const RunInputs& in);
 // truncated to [0, s] plus R; segments are independent, so variances add.
 double run_hours_variance(const RunInputs& in);
 
-// A bound on the mean cost the Monte Carlo reports for a run under Poisson interruptions (or none):
-// the closed-form mean over the step-time strata, taken at the floor of each of a few groups of them
-// (step_time_multiplier_floors), less `standard_errors` of the Monte Carlo's own sampling error of
-// its mean (its strata are drawn equally often, so only the spread within them counts). Not for
-// spot_with_fallback or a replayed trace, whose closed forms are approximations.
-double monte_carlo_cost_bound(const RunInputs& in, double standard_errors);
+// A lower bound on the mean cost of a run under Poisson interruptions (or none) over the Monte Carlo's
+// step-time strata: the closed-form mean taken at the floor of each of a few groups of them
+// (step_time_multiplier_floors; the cost rises with the step time). The Monte Carlo estimates that
+// mean; the bound is on the mean itself. Not for spot_with_fallback or a replayed trace, whose closed
+// forms are approximations.
+double monte_carlo_cost_bound(const RunInputs& in);
 
 // An upper bound on the probability of finishing within `deadline_hours` (Cantelli's one-sided
 // inequality from the mean and variance above): lets a search reject a plan without a Monte Carlo

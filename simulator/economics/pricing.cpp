@@ -68,8 +68,9 @@ std::optional<PriceChoice> spot_choice(const NodeSpec& node, const PricePolicy& 
   for (const PriceQuote& q : node.prices) {
     if (filtered(node) && (!allowed(p.regions, q.region) || !allowed(p.zones, q.zone))) continue;
     if (!q.spot_usd_per_hour) continue;
-    // A spot price at or above on-demand buys nothing but interruptions: never chosen.
-    if (q.on_demand_usd_per_hour && *q.spot_usd_per_hour >= *q.on_demand_usd_per_hour) {
+    // A spot price at or above on-demand (after the user's discount) buys nothing but interruptions:
+    // never chosen.
+    if (q.on_demand_usd_per_hour && *q.spot_usd_per_hour >= *q.on_demand_usd_per_hour * (1.0 - p.discount)) {
       ++no_discount;
       continue;
     }

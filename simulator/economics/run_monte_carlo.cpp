@@ -70,6 +70,14 @@ double wait(const PoissonPlan& p, TrialRng& rng, Trial& t) {
   return w;
 }
 
+// The share of a failure's cost that is waiting for capacity: a lost stretch of work, the wait, the
+// restart (E[Y], W, R of the segments that make up most of the run).
+double wait_share(const PoissonPlan& p) {
+  const SegmentMoments& m = p.segments.full > 0 ? p.full : p.last;
+  const double cycle = m.mean_loss + p.wait_h + p.restart_h;
+  return cycle > 0.0 ? p.wait_h / cycle : 0.0;
+}
+
 // The exact walk, jumping over the segments an interruption spares.
 void walk_poisson(const PoissonPlan& p, double give_up_h, TrialRng& rng, Trial& t) {
   if (p.rate <= 0.0) {  // never interrupted
@@ -140,22 +148,23 @@ Trial poisson_trial(const RunInputs& in, const PoissonPlan& p, double give_up_h,
       t.hours += segment_draw(p.segments.last_hours, p.last, p.rate, p.restart_h, p.wait_h, rng, t);
       break;
     }
-    case PoissonPlan::Mode::normal_sum: {
+    case PoissonPlan::Mode::normal_sum:
       t.hours = p.mean_hours + p.sd_hours * standard_normal(rng);
       t.interruptions = p.interruptions;
-      // The waits' part of what this trial took beyond the failure-free run: their share of the mean
-      // excess (so their mean is exact and no trial waits longer than it ran late).
-      const double excess = p.mean_hours - failure_free_hours(in);
-      const double share = excess > 0.0 ? std::min(1.0, p.interruptions * p.wait_h / excess) : 0.0;
-      t.waited_hours = share * std::max(0.0, t.hours - failure_free_hours(in));
+      // The waits' part of what this trial took beyond the failure-free run: their share of a failure's
+      // cost (so their mean is exact and no trial waits longer than it ran late).
+      t.waited_hours = wait_share(p) * std::max(0.0, t.hours - failure_free_hours(in));
       break;
-    }
   }
   // A segment longer than many mean times between interruptions never ends: cut off as the walk is.
   t.hours = std::isfinite(t.hours) ? std::clamp(t.hours, failure_free_hours(in), give_up_h) : give_up_h;
-  // A history cut off counts the interruptions of the hours it was followed for, not of a run that
-  // would never end.
-  if (t.hours >= give_up_h) t.interruptions = std::min(t.interruptions, p.rate * give_up_h);
+  if (t.hours >= give_up_h) {
+    // A history cut off never finished; it counts the interruptions and waits of the hours it was
+    // followed for, not of a run that would never end.
+    t.unfinished = true;
+    t.interruptions = std::min(t.interruptions, p.rate * give_up_h);
+    t.waited_hours = wait_share(p) * (t.hours - failure_free_hours(in));
+  }
   // The machines are held for at least the run's failure-free hours.
   t.waited_hours = std::clamp(t.waited_hours, 0.0, t.hours - std::min(t.hours, failure_free_hours(in)));
   return t;
@@ -201,6 +210,7 @@ Trial replay_trial(const RunInputs& in, double give_up_h, TrialRng& rng) {
     next_interruption = in.interruptions.next(now, in.nodes, cursor, rng);
   }
   t.hours = now;
+  t.unfinished = done < in.steps;
   return t;
 }
 
@@ -248,7 +258,7 @@ Stratum stratum(const RunInputs& base, double multiplier) {
   s.in.step_seconds *= multiplier;
   // A history that never finishes (interruptions faster than checkpoints) is cut off here and
   // counted as missing any deadline.
-  s.give_up_h = std::max(100.0 * failure_free_hours(s.in), 24.0 * 365.0);
+  s.give_up_h = run_horizon_hours(s.in);
   if (base.fallback_usd_per_hour > 0.0 && base.deadline_hours > 0.0 && base.interruptions.interrupts()) {
     s.fallback = true;  // its walk ends by the deadline's slack, never at give_up_h
   } else if (s.in.interruptions.memoryless()) {
@@ -287,7 +297,7 @@ RunOutcome simulate_run(const RunInputs& in) {
   hours.reserve(results.size());
   usd.reserve(results.size());
   double interruptions = 0.0, compute = 0.0, storage = 0.0, billed = 0.0, fallback = 0.0;
-  int on_time = 0, fell_back = 0;
+  int on_time = 0, fell_back = 0, unfinished = 0;
   for (const Trial& t : results) {
     hours.push_back(t.hours);
     const double machines = t.billed_hours() * in.usd_per_hour + t.fallback_hours * in.fallback_usd_per_hour;
@@ -298,7 +308,12 @@ RunOutcome simulate_run(const RunInputs& in) {
     fallback += t.fallback_hours;
     if (t.fallback_hours > 0.0) ++fell_back;
     interruptions += t.interruptions;
-    if (in.deadline_hours <= 0.0 || t.hours <= in.deadline_hours) ++on_time;
+    // Without a deadline, "on time" is finishing at all.
+    if (t.unfinished) {
+      ++unfinished;
+    } else if (in.deadline_hours <= 0.0 || t.hours <= in.deadline_hours) {
+      ++on_time;
+    }
   }
   std::vector<double> sorted = hours;
   std::sort(sorted.begin(), sorted.end());
@@ -323,6 +338,7 @@ RunOutcome simulate_run(const RunInputs& in) {
   out.fallback_probability = static_cast<double>(fell_back) / trials;
   out.interruptions_expected = interruptions / trials;
   out.p_meets_deadline = static_cast<double>(on_time) / trials;
+  out.unfinished_probability = static_cast<double>(unfinished) / trials;
   return out;
 }
 

@@ -60,7 +60,10 @@ struct RunOutcome {
   double fallback_hours = 0.0;        // mean hours on the on-demand fallback
   double fallback_probability = 0.0;  // share of trials that used it
   double interruptions_expected = 0.0;
-  double p_meets_deadline = 1.0;
+  double p_meets_deadline = 1.0;  // without a deadline: the share of histories that finish at all
+  // Histories cut off at the Monte Carlo's horizon (100 x the failure-free hours, or a year): runs
+  // whose interruptions outpace their checkpoints, which never end.
+  double unfinished_probability = 0.0;
   double hours_at_target = 0.0;  // the deadline this run meets with the target probability
   // Completion times as a histogram (kHistogramBins equal bins from the fastest trial to the slowest).
   std::vector<int> hours_histogram;

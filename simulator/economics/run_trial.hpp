@@ -14,6 +14,7 @@ struct RunTrial {
   double interruptions = 0.0;
   double waited_hours = 0.0;    // waiting for capacity after reclaims: nothing held, nothing billed
   double fallback_hours = 0.0;  // on the on-demand fallback (spot_with_fallback)
+  bool unfinished = false;      // cut off at the Monte Carlo's horizon: this history never ends
 
   // Hours on the primary pricing's machines (running, checkpointing, restarting).
   double billed_hours() const { return hours - waited_hours - fallback_hours; }

@@ -12,9 +12,15 @@ namespace {
 // A trial's place in the run: segments behind a checkpoint, and what is left of the work.
 class Progress {
  public:
-  explicit Progress(const RunSegments& s) : s_(s) {}
+  Progress(const RunSegments& s, const RunInputs& in) : s_(s), in_(in) {}
 
   double left() const { return static_cast<double>(s_.full - done_) * s_.segment_hours + s_.last_hours; }
+  // What is left as the final on-demand stretch runs it: the steps alone (on demand it checkpoints
+  // only against hardware failures, a stall in hundreds of hours, not at the spot cadence).
+  double left_on_demand() const {
+    const std::int64_t steps = in_.checkpoint.interval_steps > 0 ? in_.steps - done_ * in_.checkpoint.interval_steps : in_.steps;
+    return static_cast<double>(steps) * in_.step_seconds / 3600.0;
+  }
   double work() const { return static_cast<double>(s_.full) * s_.segment_hours + s_.last_hours; }
   // Running `hours` from a checkpoint: the checkpoints passed (never the run's end).
   void run(double hours) {
@@ -33,6 +39,7 @@ class Progress {
 
  private:
   const RunSegments& s_;
+  const RunInputs& in_;
   std::int64_t done_ = 0;
 };
 
@@ -41,12 +48,12 @@ class Progress {
 RunTrial fallback_trial(const RunInputs& in, TrialRng& rng) {
   const RunSegments segments = run_segments(in);
   const double restart = restart_hours(in), deadline = in.deadline_hours;
-  Progress progress(segments);
+  Progress progress(segments, in);
   RunTrial t;
   double now = 0.0;
   // Rule 4 (or a hopeless market): on demand to the end; `starting`: a stint begins (its restart).
   const auto on_demand_to_the_end = [&](bool starting) {
-    const double hours = (starting ? restart : 0.0) + progress.left();
+    const double hours = (starting ? restart : 0.0) + progress.left_on_demand();
     t.fallback_hours += hours;
     t.hours = now + hours;
     return t;
@@ -63,13 +70,15 @@ RunTrial fallback_trial(const RunInputs& in, TrialRng& rng) {
     now = next;
     t.interruptions += 1.0;
     if (t.interruptions >= kFallbackMaxInterruptions) return on_demand_to_the_end(true);
-    // Idle: capacity returns at `back`, unless rule 4 or rule 1 applies first.
+    // Idle: capacity returns at `back`. Rule 4 first (whatever spot does), then spot if it is back
+    // (rule 2), then rule 1 if behind; else wait for whichever comes first.
     const double back = now + capacity_wait(in.reacquire_hours, rng);
     // Rule 4, with the work one more interruption can lose (a checkpoint interval) in its margin:
     // our interruptions lose the work since the last checkpoint, the paper's lose only d.
     const double margin = 2.0 * restart + segments.segment_hours;
-    const double safety = deadline - progress.left() - margin;
+    const double safety = deadline - progress.left_on_demand() - margin;
     const double behind = (progress.work() - progress.left()) * deadline / progress.work();
+    if (now >= safety) return on_demand_to_the_end(true);
     const double trigger = std::max(now, std::min(safety, behind));
     if (back <= trigger) {
       t.waited_hours += back - now;
@@ -85,7 +94,7 @@ RunTrial fallback_trial(const RunInputs& in, TrialRng& rng) {
     if (ran < 0.0) return on_demand_to_the_end(true);
     t.fallback_hours += restart + ran;
     now = start + ran;
-    if (deadline - now < progress.left() + margin) return on_demand_to_the_end(false);
+    if (deadline - now < progress.left_on_demand() + margin) return on_demand_to_the_end(false);
     now += restart;  // back on spot
   }
 }

@@ -277,6 +277,34 @@ TEST(SpotPrices, CapacityBlockMachinesAreNotSpot) {
   fs::remove_all(dir);
 }
 
+// A spot run whose checkpoints a reclaim takes restarts from step 0 at every interruption: with no
+// deadline to miss it must still finish, and it never does (it used to win at 21,442 h p50, priced as
+// if nothing interrupted it). No plan, the reason, the remedy, and no "inf" or "nan" in any cell.
+TEST(SpotPrices, ARunThatNeverFinishesIsNoPlan) {
+  const fs::path dir = test::scratch_dir("never-finishes");
+  json s = read_json(scenario("llama3.1-70b-pretrain-spot-p5"));
+  s["checkpoint"]["storage"] = "nvme";
+  s["search"]["pricing"] = {"spot"};
+  s["constraints"] = {{"vram_headroom", 0.1}};
+  s.erase("config");
+  const std::string file = written(dir, "never.json", s);
+  const test::CliResult r = test::run_preflight("plan " + file + " --format json --trials 1000");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const json plan = json::parse(r.out);
+  EXPECT_TRUE(plan.at("best").is_null());
+  EXPECT_NE(plan.at("nearest_misses").dump().find("never finishes"), std::string::npos) << plan.at("nearest_misses").dump();
+  EXPECT_NE(plan.at("suggestions").dump().find("checkpoints that survive a reclaim"), std::string::npos) << plan.at("suggestions").dump();
+  const test::CliResult csv = test::run_preflight("plan " + file + " --format csv --trials 1000");
+  for (const std::string bad : {"inf", "nan"}) EXPECT_EQ(csv.out.find(bad), std::string::npos) << bad;
+  // The same run simulated: every history cut off at the horizon, so none meets "finishing".
+  json one = s;
+  one["config"] = {{"instance", "aws/p5.48xlarge"}, {"nodes", 4}, {"sharding", "zero3"}, {"activation_checkpointing", "full"},
+                   {"micro_batch", 1}, {"pricing", "spot"}};
+  const json sim = run_json("simulate " + written(dir, "one.json", one) + " --trials 500");
+  EXPECT_EQ(sim.at("cost").at("p_meets_deadline").get<double>(), 0.0);
+  fs::remove_all(dir);
+}
+
 // A config that does not fit is not exported: exit 1 with the reason, nothing written.
 TEST(SpotPrices, ExportRefusesAConfigThatDoesNotFit) {
   const fs::path dir = test::scratch_dir("export-oom");
@@ -341,7 +369,7 @@ TEST(SpotPrices, TheSeedArticlesCaseSaysWhereSpotStopsPaying) {
   const json on_demand = run_json("simulate " + written(dir, "od.json", s) + " --trials 4000");
   // Both Monte Carlos mix the step time over its interval alike, so at the break-even they meet.
   const double od = on_demand.at("cost").at("usd").at("mean");
-  EXPECT_NEAR(at.at("cost").at("usd").at("mean").get<double>(), od, 0.1 * od);
+  EXPECT_NEAR(at.at("cost").at("usd").at("mean").get<double>(), od, 0.05 * od);
   const test::CliResult text = test::run_preflight("plan " + scenario("spot-vs-on-demand-100h"));
   EXPECT_NE(text.out.find("it stays cheaper up to"), std::string::npos) << text.out;
   fs::remove_all(dir);

@@ -13,6 +13,11 @@
 #include "planner/text/candidate_text.hpp"
 #include "planner/search/plan_search.hpp"
 #include "planner/search/search_space.hpp"
+#include "simulator/model/stage_layout.hpp"
+#include "simulator/model/stack_habits.hpp"
+#include "simulator/evaluate.hpp"
+#include "simulator/hardware/machine.hpp"
+#include "simulator/memory/memory_estimate.hpp"
 #include "simulator/model/parameter_count.hpp"
 #include "support/catalog.hpp"
 
@@ -146,6 +151,64 @@ TEST(PlanSearch, SkippingWhatCannotFitChangesNoAnswer) {
     }
     EXPECT_LT(a.simulated, b.simulated) << name;
     std::cout << name << ": " << a.simulated << " step simulations instead of " << b.simulated << "\n";
+  }
+}
+
+// What the search's OOM inference rests on, checked config by config: a config's simulated GPU peak
+// never falls as it gets lighter (less recompute, less offload) or as its micro-batch grows, for
+// every machine, node count (up to 4), layout, sharding and stack the search tries for two scenarios.
+TEST(PlanSearch, GpuMemoryIsMonotoneInHeavinessAndMicroBatch) {
+  for (const std::string name : {"llama2-7b-full-weekend", "llama2-70b-sft-a100"}) {
+    const Scenario s = scenario(name);
+    std::int64_t pairs = 0;
+    for (const NodeSpec* node : searched_machines(s, test::catalog())) {
+      const Machine machine(*node, s.training().precision, nullptr, nullptr);
+      for (int nodes = 1; nodes <= std::min(4, searched_node_limit(s, *node)); ++nodes) {
+        const int gpus = nodes * node->gpus_per_node;
+        for (const Parallelism& layout : parallelism_choices(s.model(), s.training(), *node, gpus)) {
+          const std::int64_t dp = gpus / (layout.tp * layout.pp);
+          if (s.training().global_batch_sequences % dp != 0) continue;
+          for (Sharding sharding : sharding_choices(gpus, nodes, layout)) {
+            for (const Framework f : searched_frameworks(s)) {
+              std::vector<std::pair<StrategyConfig, double>> peaks;
+              for (std::int64_t mb : micro_batch_choices(s.training().global_batch_sequences / dp)) {
+                if (!schedule_accepts(layout, s.training().global_batch_sequences / dp / mb)) continue;
+                for (const Offload& offload : offload_choices(sharding, *node, gpus, layout)) {
+                  for (Recompute recompute : kRecomputeChoices) {
+                    StrategyConfig c;
+                    c.instance = node->id;
+                    c.nodes = nodes;
+                    c.framework = f;
+                    c.parallelism = layout;
+                    c.sharding = sharding;
+                    c.offload = offload;
+                    c.recompute = recompute;
+                    c.micro_batch = mb;
+                    c.grad_accum = s.training().global_batch_sequences / dp / mb;
+                    if (!layout_refusal(f, c).empty()) continue;
+                    const MemoryEstimate m = estimate_memory(s.workload, c, *node, s.constraints.vram_headroom);
+                    if (resident_exceeds_capacity(m)) continue;
+                    const Evaluation e = evaluate(s.workload, machine, c, s.constraints.vram_headroom);
+                    if (e.step) peaks.emplace_back(c, e.memory.peak_bytes);
+                  }
+                }
+              }
+              for (const auto& [lighter, light_peak] : peaks) {
+                for (const auto& [heavier, heavy_peak] : peaks) {
+                  const bool lighter_variant = lighter.recompute <= heavier.recompute && lighter.offload.optimizer <= heavier.offload.optimizer &&
+                                               lighter.offload.params <= heavier.offload.params;
+                  if (!lighter_variant || lighter.micro_batch < heavier.micro_batch) continue;
+                  ++pairs;
+                  EXPECT_GE(light_peak, heavy_peak * (1.0 - 1e-12)) << name << ": " << candidate_text(*node, lighter) << " against "
+                                                                   << candidate_text(*node, heavier);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    EXPECT_GT(pairs, 1000) << name;
   }
 }
 

@@ -31,10 +31,10 @@ struct Ticked {
 };
 
 // The tick simulation. Restarts are spent on the machines being started, progress is kept at
-// checkpoints, and the rules are the paper's: take spot when it is there (2), catch up on demand
-// when idle and behind t x work / deadline (1), leave an on-demand catch-up at a checkpoint once
-// spot is back (3), and go on demand to the end when idle with less slack than 2 restarts and one
-// checkpoint interval (4).
+// checkpoints, and the rules are the paper's, in the order its policy applies them: on demand to
+// the end when idle with less slack than 2 restarts and one checkpoint interval (4), else spot when it
+// is there (2), else catch up on demand when behind t x work / deadline (1); an on-demand catch-up
+// ends at a checkpoint once spot is back (3).
 Ticked ticks(const Policy& p, int trials) {
   const double dt = 1.0 / 60.0;
   std::mt19937_64 gen(2024);
@@ -54,13 +54,13 @@ Ticked ticks(const Policy& p, int trials) {
           mode = Mode::on_demand_to_end;
           restart_left = p.restart_hours;
           used_od = true;
+        } else if (t >= back) {
+          mode = Mode::spot;
+          restart_left = p.restart_hours;
         } else if (done < t * p.work_hours / p.deadline_hours) {
           mode = Mode::on_demand;
           restart_left = p.restart_hours;
           used_od = true;
-        } else if (t >= back) {
-          mode = Mode::spot;
-          restart_left = p.restart_hours;
         }
       }
       t += dt;
@@ -158,6 +158,38 @@ TEST(SpotFallback, TheTwoLimits) {
   EXPECT_GE(stormy.fallback_hours, storm.work_hours);
   EXPECT_LT(stormy.fallback_hours, 1.15 * storm.work_hours);
   EXPECT_LT(stormy.usd.mean, 1.2 * storm.on_demand_usd * storm.work_hours);
+}
+
+// Capacity back at once (no wait): the job never idles, so only rule 4 saves the deadline, and it
+// must still fire when the slack runs out.
+TEST(SpotFallback, TheSafetyNetFiresWithoutAWaitForCapacity) {
+  Policy p;
+  p.wait_hours = 0.0;
+  p.rate = 0.9;
+  p.deadline_hours = 52.0;  // pure spot takes (1/0.9 + 0.1)(e^0.45 - 1) = 0.69 h a half-hour segment: 55 h
+  RunInputs in = inputs(p, 4000);
+  in.reacquire_hours = 0.0;
+  const RunOutcome fallback = simulate_run(in);
+  in.fallback_usd_per_hour = 0.0;
+  const RunOutcome pure = simulate_run(in);
+  EXPECT_LT(pure.p_meets_deadline, 0.9);
+  EXPECT_GT(fallback.p_meets_deadline, 0.99);
+  EXPECT_GT(fallback.fallback_probability, 0.0);
+}
+
+// The last stretch on demand runs the steps alone: on demand a job checkpoints against hardware
+// failures (hours apart), not at the spot cadence. With a 6-minute stall every half hour of work on
+// spot (20%) and a deadline that leaves no slack beyond rule 4's margin, the job goes on demand at
+// its first interruption and does 40 h of work there, not 48.
+TEST(SpotFallback, TheLastStretchOnDemandSkipsTheSpotCheckpoints) {
+  Policy storm;
+  storm.rate = 200.0;
+  RunInputs in = inputs(storm, 2000);
+  in.checkpoint.stall_seconds = 360.0;
+  in.deadline_hours = 40.8;  // 40 h of steps + 2 restarts + one 0.6 h segment: rule 4 at once
+  const RunOutcome o = simulate_run(in);
+  EXPECT_EQ(o.p_meets_deadline, 1.0);
+  EXPECT_NEAR(o.fallback_hours, storm.work_hours + storm.restart_hours, 0.02 * storm.work_hours);
 }
 
 // Against pure spot on a market that makes spot late: the fallback meets the deadline far more often
