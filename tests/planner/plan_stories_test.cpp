@@ -154,6 +154,34 @@ TEST(PlanSearch, SkippingWhatCannotFitChangesNoAnswer) {
   }
 }
 
+// The same with the three pricings, the step time's interval and the full trial count above the
+// screening runs' (so screening, confirmation, pilot bounds and the fallback's dominance all act):
+// the seed article's case, every config the search did not reject outright (the dominated fallback
+// configs included) run to its Monte Carlo here.
+TEST(PlanSearch, BranchAndBoundWithFallbackFindsTheExhaustiveWinner) {
+  const Scenario s = scenario("spot-vs-on-demand-100h");
+  PlanOptions o;
+  o.run.trials = 4000;
+  o.fit = test::catalog().step_model_fit();
+  const Plan plan = search_plan(s, test::catalog(), o);
+  ASSERT_TRUE(plan.best);
+  const PlanEntry* reference = nullptr;
+  RunOutcome reference_outcome;
+  for (const PlanEntry& e : plan.screened) {
+    if (e.verdict == Verdict::deadline || e.verdict == Verdict::budget || (e.verdict == Verdict::probability && !e.monte_carlo)) continue;
+    const RunOutcome r = simulate_run(e.run.inputs);
+    if (r.p_meets_deadline < s.constraints.min_completion_probability) continue;
+    const auto key = [](const RunOutcome& x) { return std::make_tuple(x.usd.mean, x.usd.p90, x.hours.mean); };
+    if (reference == nullptr || key(r) < key(reference_outcome)) {
+      reference = &e;
+      reference_outcome = r;
+    }
+  }
+  ASSERT_NE(reference, nullptr);
+  EXPECT_EQ(plan.best->run.outcome.usd.mean, reference_outcome.usd.mean);
+  EXPECT_EQ(candidate_text(*plan.best->node, plan.best->config()), candidate_text(*reference->node, reference->config()));
+}
+
 // What the search's OOM inference rests on, checked config by config: a config's simulated GPU peak
 // never falls as it gets lighter (less recompute, less offload) or as its micro-batch grows, for
 // every machine, node count (up to 4), layout, sharding and stack the search tries for two scenarios.
