@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build
   libboost-graph-dev libtbb-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libbenchmark-dev
+  libyaml-cpp-dev libtomlplusplus-dev
   libjs-chart.js
 )
 # `--test`: also what the tests need beyond the build (headless Chromium renders the HTML report;

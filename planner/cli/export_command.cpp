@@ -1,6 +1,7 @@
 // `preflight export`: a config (the given one, else the plan's winner, planned with the same options
 // as `plan`) for the stack it runs on: a DeepSpeed JSON, an Accelerate YAML or a torchrun launch
-// (transformers), a Megatron-LM launch, a torchtitan TOML or an llm-foundry YAML.
+// (transformers), a Megatron-LM launch, a torchtitan TOML or an llm-foundry YAML; or for the cluster
+// it runs on: a SkyPilot task or a Slurm batch script with that stack's launch inside.
 
 #include <memory>
 #include <ostream>
@@ -73,6 +74,7 @@ std::string targets_of(Framework f) {
 // A target for another stack than the config's: named at the key that decided the stack (the
 // framework when the config names one, else its layout or sharding, which implied it).
 void check_target(const std::string& target, const StrategyConfig& c, const ConfigSource& source) {
+  if (target == "skypilot" || target == "slurm") return;  // a scheduler's script runs whichever stack the config's is
   if (target_framework(target) == c.framework) return;
   const bool named = source.json.is_object() && source.json.contains("framework");
   const std::string field = named ? "framework" : model_parallel(c.parallelism) ? "parallelism" : "sharding";
@@ -83,10 +85,12 @@ void check_target(const std::string& target, const StrategyConfig& c, const Conf
   rethrow_at(source, InvalidConfig(field, why));
 }
 
-std::string exported(const std::string& target, const ExportPlan& plan, const Evaluation& e) {
+std::string exported(const std::string& target, const ExportPlan& plan) {
+  if (target == "skypilot") return skypilot_task_yaml(plan);
+  if (target == "slurm") return slurm_sbatch_script(plan);
   if (target == "megatron") return megatron_command(plan);
   if (target == "torchtitan") return torchtitan_config_toml(plan);
-  if (target == "llm-foundry") return llm_foundry_config_yaml(plan, e.stack.attention);
+  if (target == "llm-foundry") return llm_foundry_config_yaml(plan, plan.attention);
   if (target == "deepspeed") return deepspeed_config_json(plan);
   if (target == "accelerate") return accelerate_config_yaml(plan);
   return torchrun_command(plan);
@@ -124,7 +128,9 @@ int run_export(const ExportOptions& options, std::ostream& out, std::ostream& er
   try {
     if (!e.step) throw InvalidConfig("instance", e.step_unavailable);
     const RunEstimate run = prepare_run(scenario, machine, config, *e.step, run_options(options.run));
-    text = exported(options.target, {&scenario, &machine.node(), config, run.steps, run.checkpoint.interval_steps}, e);
+    const ExportPlan plan{&scenario, &machine.node(), config, run.steps, run.checkpoint.interval_steps, e.stack.attention,
+                          run.expected_hours, run.price};
+    text = exported(options.target, plan);
   } catch (const InvalidConfig& error) {
     rethrow_at(chosen->source, error);
   }
@@ -136,11 +142,12 @@ int run_export(const ExportOptions& options, std::ostream& out, std::ostream& er
 
 Command add_export_command(CLI::App& app, GlobalOptions& global) {
   auto o = std::make_shared<ExportOptions>();
-  CLI::App* c = app.add_subcommand("export", "Ready-to-use DeepSpeed JSON, Accelerate YAML, torchrun, Megatron-LM, torchtitan or llm-foundry config for a config (default: the plan's winner)");
+  CLI::App* c = app.add_subcommand("export", "Ready-to-use DeepSpeed JSON, Accelerate YAML, torchrun, Megatron-LM, torchtitan or llm-foundry config, or a SkyPilot task or Slurm script, for a config (default: the plan's winner)");
   c->add_option("target", o->target,
-                "deepspeed, accelerate or torchrun (framework transformers), megatron, torchtitan or llm-foundry: the config's framework")
+                "deepspeed, accelerate or torchrun (framework transformers), megatron, torchtitan or llm-foundry: the config's framework; "
+                "skypilot or slurm: a cluster launch of the config on its own stack")
       ->required()
-      ->check(CLI::IsMember({"deepspeed", "accelerate", "torchrun", "megatron", "torchtitan", "llm-foundry"}));
+      ->check(CLI::IsMember({"deepspeed", "accelerate", "torchrun", "megatron", "torchtitan", "llm-foundry", "skypilot", "slurm"}));
   c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
   c->add_option("--config", o->config, "Config JSON file, or an inline JSON object")->check(not_empty());
   add_out_option(*c, o->out);

@@ -6,6 +6,8 @@
 #include <ostream>
 
 #include "planner/cli/common_options.hpp"
+#include "planner/cli/job_input.hpp"
+#include "planner/import/imported_report.hpp"
 #include "planner/cli/profile_warnings.hpp"
 #include "planner/cli/plan_options.hpp"
 #include "planner/io/output_file.hpp"
@@ -22,11 +24,18 @@ struct PlanCommandOptions {
   int top = 5;
   std::string catalog;
   RunModelOptions run;
+  std::vector<std::string> from;  // the user's own training files: their config is kept fixed
 };
 
 int run_plan(const PlanCommandOptions& options, std::ostream& out, std::ostream& err) {
   const Catalog catalog = Catalog::load_option(options.catalog);
-  const Scenario scenario = load_scenario(options.scenario, catalog);
+  const JobInput job = load_job(options.scenario, options.from, catalog, true);
+  const Scenario& scenario = job.scenario;
+  // What the files say goes to stderr: the plan's formats (CSV, JSON) stay what scripts parse.
+  if (!job.imported.empty()) {
+    err << imported_text(job.imported);
+    if (!scenario.search.fixed.empty()) err << "plan: searching with " << scenario.search.fixed.text() << " as your files fix them\n";
+  }
   const std::unique_ptr<const CalibrationProfile> profile = load_profile(options.run.profile);
   warn_unused_profile(profile.get(), scenario, catalog, err);
   PlanOptions o = plan_options(options.run, profile.get(), catalog.step_model_fit());
@@ -45,6 +54,7 @@ Command add_plan_command(CLI::App& app, GlobalOptions& global) {
   c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
   add_output_options(*c, o->output, {"table", "json", "csv", "markdown", "html"});
   c->add_option("--top", o->top, "Alternatives to list besides the winner")->check(CLI::Range(0, 100));
+  add_from_option(*c, o->from);
   add_catalog_option(*c, o->catalog);
   add_run_model_options(*c, o->run, global);
   return {c, [o](std::ostream& out, std::ostream& err) { return run_plan(*o, out, err); }};

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "planner/cli/common_options.hpp"
+#include "planner/cli/job_input.hpp"
 #include "planner/cli/profile_warnings.hpp"
 #include "planner/io/output_file.hpp"
 #include "planner/report/simulate_report.hpp"
@@ -21,13 +22,15 @@ struct SimulateOptions {
   std::string catalog;
   RunModelOptions run;
   std::string trace;  // write the step's Chrome trace here
+  std::vector<std::string> from;  // the user's own training files
 };
 
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
   const Catalog catalog = Catalog::load_option(options.catalog);
-  const Scenario scenario = load_scenario(options.scenario, catalog);
-  const ConfigSource source = config_source(options.config, scenario);
-  const StrategyConfig config = read_strategy_config(source, scenario, catalog);
+  JobInput job = load_job(options.scenario, options.from, catalog, false);
+  const Scenario& scenario = job.scenario;
+  ConfigSource source = config_source(options.config, scenario, !job.imported.empty());
+  const StrategyConfig config = read_job_config(source, job, catalog);
   const NodeSpec& node = *find_node(scenario, catalog, config.instance);
   const std::unique_ptr<const CalibrationProfile> profile = load_profile(options.run.profile);
   warn_about_profile(profile.get(), scenario, node, config, err);
@@ -41,9 +44,14 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   } catch (const InvalidConfig& error) {
     rethrow_at(source, error);
   }
-  const std::string text = options.output.format == "json"
-                               ? simulate_json(scenario, node, e, run, options.run.seed, options.run.trials).dump(2) + "\n"
-                               : simulate_text(scenario, node, e, run);
+  std::string text;
+  if (options.output.format == "json") {
+    nlohmann::ordered_json j = simulate_json(scenario, node, e, run, options.run.seed, options.run.trials);
+    add_imported(j, job);
+    text = j.dump(2) + "\n";
+  } else {
+    text = with_imported(simulate_text(scenario, node, e, run), job);
+  }
   if (!options.trace.empty()) io::write_file_atomically(options.trace, e.trace.dump() + "\n");
   io::write_output(options.output.out, text, out);
   return e.memory.fits() ? 0 : 1;
@@ -56,6 +64,7 @@ Command add_simulate_command(CLI::App& app, GlobalOptions& global) {
   CLI::App* c = app.add_subcommand("simulate", "Memory, step time, and the whole run (checkpoints, interruptions, cost) of one config");
   c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
   c->add_option("--config", o->config, "Config JSON file, or an inline JSON object")->check(not_empty());
+  add_from_option(*c, o->from);
   add_output_options(*c, o->output, {"table", "json"});
   add_catalog_option(*c, o->catalog);
   c->add_option("--trace", o->trace, "Write the simulated step as a Chrome/Perfetto trace (JSON)")->check(not_empty());

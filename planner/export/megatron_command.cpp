@@ -10,10 +10,24 @@ namespace {
 
 std::string arg(const std::string& name, std::int64_t value) { return " --" + name + " " + std::to_string(value); }
 
+// The attention kernel the step was simulated with, as Megatron-Core's --attention-backend names it
+// (Transformer Engine's fused attention is cuDNN's).
+std::string attention_backend(AttentionKernel kernel, bool flash) {
+  switch (kernel) {
+    case AttentionKernel::flash2:
+    case AttentionKernel::flash3: return " --attention-backend flash";
+    case AttentionKernel::cudnn: return " --attention-backend fused";
+    case AttentionKernel::eager: return " --attention-backend unfused";
+    case AttentionKernel::triton:
+    case AttentionKernel::automatic: break;
+  }
+  return flash ? " --use-flash-attn" : "";
+}
+
 // The model's architecture in Megatron-LM's arguments (megatron/training/arguments.py).
 std::string model_arguments(const ModelSpec& m, std::int64_t seq_len) {
   std::string s = arg("num-layers", m.layers) + arg("hidden-size", m.hidden) + arg("ffn-hidden-size", m.intermediate) +
-                  arg("num-attention-heads", m.heads);
+                  arg("num-attention-heads", m.heads) + arg("vocab-size", m.vocab);
   if (m.head_dim * m.heads != m.hidden) s += arg("kv-channels", m.head_dim);
   if (m.kv_heads != m.heads) s += " --group-query-attention" + arg("num-query-groups", m.kv_heads);
   s += " \\\n ";
@@ -34,7 +48,7 @@ std::string model_arguments(const ModelSpec& m, std::int64_t seq_len) {
 // A Megatron-LM pretrain_gpt.py launch with the layout preflight simulated: tensor (and sequence),
 // pipeline (and interleaved) parallelism, the distributed optimizer for zero1, recompute, batch
 // sizes, steps and checkpoint interval. Data and tokenizer stay the user's ($DATA_PATH, $TOKENIZER).
-std::string megatron_command(const ExportPlan& p) {
+std::string megatron_arguments(const ExportPlan& p) {
   const StrategyConfig& c = p.config;
   const TrainingJob& t = p.scenario->training();
   const Parallelism& par = c.parallelism;
@@ -48,15 +62,7 @@ std::string megatron_command(const ExportPlan& p) {
   }
   const int gpus = c.nodes * p.node->gpus_per_node;
   const std::int64_t dp = gpus / (par.tp * par.pp);
-  std::string s = "#!/bin/sh\n";
-  s += "# Megatron-LM launch for " + p.scenario->name + ": " + std::to_string(c.nodes) + " x " + c.instance + " (" +
-       std::to_string(gpus) + " GPUs) = tensor " + std::to_string(par.tp) + " x pipeline " + std::to_string(par.pp) +
-       " x data " + std::to_string(dp) + ".\n";
-  s += "# Set DATA_PATH (a Megatron .bin/.idx prefix), TOKENIZER (a Hugging Face tokenizer id or path) and CHECKPOINT_DIR";
-  s += c.nodes > 1 ? "; run on every node with NODE_RANK=0.." + std::to_string(c.nodes - 1) + " and MASTER_ADDR set to node 0.\n" : ".\n";
-  s += "set -eu\n";
-  s += torchrun_launcher(c.nodes, p.node->gpus_per_node);
-  s += "  pretrain_gpt.py \\\n ";
+  std::string s = "  pretrain_gpt.py \\\n ";
   s += arg("tensor-model-parallel-size", par.tp) + arg("pipeline-model-parallel-size", par.pp);
   if (par.interleave > 1) {
     s += arg("num-layers-per-virtual-pipeline-stage", p.scenario->model().layers / (par.pp * par.interleave));
@@ -72,7 +78,7 @@ std::string megatron_command(const ExportPlan& p) {
     case Precision::fp8: s += " --bf16 --fp8-format hybrid"; break;
     case Precision::fp32: break;
   }
-  if (c.flash_attention) s += " --use-flash-attn";
+  s += attention_backend(p.attention, c.flash_attention);
   if (c.recompute == Recompute::full) s += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
   if (c.recompute == Recompute::selective) s += " --recompute-granularity selective";
   s += " \\\n ";
@@ -82,6 +88,23 @@ std::string megatron_command(const ExportPlan& p) {
   // No checkpoint: Megatron saves only when asked; an interval beyond the run never fires.
   s += arg("save-interval", p.checkpoint_interval_steps > 0 ? p.checkpoint_interval_steps : p.steps + 1) + "\n";
   return s;
+}
+
+std::string megatron_command(const ExportPlan& p) {
+  const std::string arguments = megatron_arguments(p);  // first: it refuses what Megatron-LM cannot run
+  const StrategyConfig& c = p.config;
+  const Parallelism& par = c.parallelism;
+  const int gpus = c.nodes * p.node->gpus_per_node;
+  const std::int64_t dp = gpus / (par.tp * par.pp);
+  std::string s = "#!/bin/sh\n";
+  s += "# Megatron-LM launch for " + p.scenario->name + ": " + std::to_string(c.nodes) + " x " + c.instance + " (" +
+       std::to_string(gpus) + " GPUs) = tensor " + std::to_string(par.tp) + " x pipeline " + std::to_string(par.pp) +
+       " x data " + std::to_string(dp) + ".\n";
+  s += "# Set DATA_PATH (a Megatron .bin/.idx prefix), TOKENIZER (a Hugging Face tokenizer id or path) and CHECKPOINT_DIR";
+  s += c.nodes > 1 ? "; run on every node with NODE_RANK=0.." + std::to_string(c.nodes - 1) + " and MASTER_ADDR set to node 0.\n" : ".\n";
+  s += "set -eu\n";
+  s += torchrun_launcher(c.nodes, p.node->gpus_per_node);
+  return s + arguments;
 }
 
 }  // namespace preflight

@@ -18,20 +18,42 @@ std::string precision_flag(Precision p) {
 
 }  // namespace
 
-std::string torchrun_launcher(int nodes, int gpus_per_node) {
+std::string torchrun_launcher(int nodes, int gpus_per_node, const Rendezvous& r) {
   std::string s = "torchrun";
   if (nodes > 1) {
-    s += " --nnodes=" + std::to_string(nodes) + " --node-rank=\"$NODE_RANK\" --rdzv-backend=c10d --rdzv-endpoint=\"$MASTER_ADDR:29500\"";
+    s += " --nnodes=" + std::to_string(nodes);
+    if (!r.node_rank.empty()) s += " --node-rank=" + r.node_rank;
+    if (!r.job_id.empty()) s += " --rdzv-id=" + r.job_id;
+    s += " --rdzv-backend=c10d --rdzv-endpoint=" + r.endpoint;
   } else {
     s += " --standalone";
   }
   return s + " --nproc-per-node=" + std::to_string(gpus_per_node) + " \\\n";
 }
 
+std::string trainer_arguments(const ExportPlan& p, const std::string& output_dir) {
+  const StrategyConfig& c = p.config;
+  const TrainingJob& t = p.scenario->training();
+  std::string s = "  train.py";
+  if (sharding_scheme(c.sharding).engine == Engine::deepspeed) s += " --deepspeed " + std::string(kDeepSpeedConfigFile);
+  s += " \\\n  --per_device_train_batch_size " + std::to_string(c.micro_batch) + " --gradient_accumulation_steps " +
+       std::to_string(c.grad_accum) + " \\\n";
+  s += "  --max_steps " + std::to_string(p.steps) + " --max_grad_norm 1.0" + precision_flag(t.precision);
+  if (c.recompute == Recompute::full) s += " --gradient_checkpointing";
+  s += " \\\n";
+  if (!output_dir.empty()) s += "  --output_dir " + output_dir + " \\\n";
+  if (p.checkpoint_interval_steps > 0) {
+    s += "  --save_strategy steps --save_steps " + std::to_string(p.checkpoint_interval_steps) + " --save_total_limit " +
+         std::to_string(p.scenario->checkpoint.settings.keep) + "\n";
+  } else {
+    s += "  --save_strategy no\n";
+  }
+  return s;
+}
+
 // Hugging Face Trainer arguments (TrainingArguments names); train.py stands for the user's script.
 std::string torchrun_command(const ExportPlan& p) {
   const StrategyConfig& c = p.config;
-  const TrainingJob& t = p.scenario->training();
   const Engine engine = sharding_scheme(c.sharding).engine;
   std::string s = "#!/bin/sh\n";
   s += "# Launch for " + p.scenario->name + ": " + std::to_string(c.nodes) + " x " + c.instance + " (" +
@@ -47,20 +69,7 @@ std::string torchrun_command(const ExportPlan& p) {
   }
   s += "set -eu\n";
   s += torchrun_launcher(c.nodes, p.node->gpus_per_node);
-  s += "  train.py";
-  if (engine == Engine::deepspeed) s += " --deepspeed " + std::string(kDeepSpeedConfigFile);
-  s += " \\\n  --per_device_train_batch_size " + std::to_string(c.micro_batch) + " --gradient_accumulation_steps " +
-       std::to_string(c.grad_accum) + " \\\n";
-  s += "  --max_steps " + std::to_string(p.steps) + " --max_grad_norm 1.0" + precision_flag(t.precision);
-  if (c.recompute == Recompute::full) s += " --gradient_checkpointing";
-  s += " \\\n";
-  if (p.checkpoint_interval_steps > 0) {
-    s += "  --save_strategy steps --save_steps " + std::to_string(p.checkpoint_interval_steps) + " --save_total_limit " +
-         std::to_string(p.scenario->checkpoint.settings.keep) + "\n";
-  } else {
-    s += "  --save_strategy no\n";
-  }
-  return s;
+  return s + trainer_arguments(p, "");
 }
 
 }  // namespace preflight

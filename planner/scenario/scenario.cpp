@@ -74,13 +74,21 @@ LoraSpec read_lora(ObjectReader& r) {
   return lora;
 }
 
-double read_tokens(ObjectReader& t, std::int64_t seq_len) {
-  const int forms = (t.has("tokens") ? 1 : 0) + (t.has("samples") ? 1 : 0) + (t.has("dataset_tokens") ? 1 : 0);
+// `global_batch_tokens`: what one optimizer step trains on, for a length given in steps (as
+// launchers give it: max_steps, --train-iters, training.steps).
+double read_tokens(ObjectReader& t, std::int64_t seq_len, double global_batch_tokens) {
+  const int forms = (t.has("tokens") ? 1 : 0) + (t.has("samples") ? 1 : 0) + (t.has("dataset_tokens") ? 1 : 0) +
+                    (t.has("steps") ? 1 : 0);
   if (forms != 1) {
     t.fail(t.has("tokens") ? "tokens" : "samples",
-           "exactly one of \"tokens\", \"samples\", or \"dataset_tokens\" with \"epochs\"");
+           "exactly one of \"tokens\", \"samples\", \"steps\" (optimizer steps), or \"dataset_tokens\" with \"epochs\"");
   }
   if (t.has("tokens")) return t.number("tokens", {1.0, kMaxTokens, false, "tokens"});
+  if (t.has("steps")) {
+    const double steps = static_cast<double>(t.integer("steps", 1, kMaxSequences));
+    if (steps * global_batch_tokens > kMaxTokens) t.fail("steps", "steps x the global batch of at most 1e15 tokens");
+    return steps * global_batch_tokens;
+  }
   if (t.has("samples")) {
     const double samples = static_cast<double>(t.integer("samples", 1, kMaxSequences));
     const double tokens = samples * static_cast<double>(seq_len);
@@ -103,7 +111,6 @@ TrainingJob read_training(ObjectReader& r, const ModelSpec& model, std::optional
     t.fail("seq_len", seq_allowed);
   }
   job.seq_len = seq.get<std::int64_t>();
-  job.tokens = read_tokens(t, job.seq_len);
   if (t.has("global_batch_tokens") == t.has("global_batch_size")) {
     t.fail("global_batch_tokens", "exactly one of \"global_batch_tokens\" and \"global_batch_size\" (sequences)");
   }
@@ -117,6 +124,7 @@ TrainingJob read_training(ObjectReader& r, const ModelSpec& model, std::optional
   } else {
     job.global_batch_sequences = t.integer("global_batch_size", 1, 100'000'000);
   }
+  job.tokens = read_tokens(t, job.seq_len, job.global_batch_tokens());
   if (job.global_batch_tokens() > job.tokens) {
     t.fail(t.has("global_batch_tokens") ? "global_batch_tokens" : "global_batch_size",
            "a global batch no larger than the training tokens (" + io::describe(job.tokens) + ")");
@@ -156,6 +164,12 @@ SearchSpace read_search(ObjectReader& r) {
     s.pricing = o->enum_list("pricing", kPricingNames);
   }
   if (o->has("frameworks")) s.frameworks = o->enum_list("frameworks", kFrameworkNames);
+  if (std::optional<ObjectReader> fixed = o->optional_object("fixed")) {
+    s.fixed = read_fixed_choices(*fixed);
+    // The machine and pricing a user's launcher fixes replace the lists searched.
+    if (s.fixed.instance) s.instances = {*s.fixed.instance};
+    if (s.fixed.pricing) s.pricing = {*s.fixed.pricing};
+  }
   o->finish();
   return s;
 }
@@ -310,8 +324,9 @@ ModelSpec read_model(ObjectReader& r, const Catalog& catalog, const fs::path& sc
 
 }  // namespace
 
-Scenario load_scenario(const fs::path& file, const Catalog& catalog) {
-  const nlohmann::json doc = io::parse_file(file);
+Scenario load_scenario(const fs::path& file, const Catalog& catalog, const nlohmann::json& patch) {
+  nlohmann::json doc = io::parse_file(file);
+  if (patch.is_object() && doc.is_object()) doc.merge_patch(patch);
   ObjectReader r(doc, file.string(), "$");
   Scenario s;
   s.file = file;
@@ -329,6 +344,7 @@ Scenario load_scenario(const fs::path& file, const Catalog& catalog) {
   s.checkpoint = read_checkpoint(r);
   s.preemption = read_preemption(r, file);
   s.prices = read_prices(r, catalog);
+  if (s.search.fixed.region) s.prices.policy.regions = {*s.search.fixed.region};
   s.egress = read_egress(r);
   if (r.has("clusters")) {
     const nlohmann::json& clusters = r.raw("clusters");

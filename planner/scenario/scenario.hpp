@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/catalog/catalog.hpp"
+#include "planner/scenario/fixed_choices.hpp"
 #include "simulator/economics/checkpoint_plan.hpp"
 #include "simulator/economics/pricing.hpp"
 #include "simulator/economics/spot_trace.hpp"
@@ -37,6 +38,7 @@ struct SearchSpace {
   // The software stacks plan may choose among (search.frameworks); empty: the scenario's
   // training.framework, else what users of its training method run (searched_frameworks()).
   std::vector<Framework> frameworks;
+  FixedChoices fixed;  // search.fixed: what every searched config keeps
 };
 
 struct CheckpointSpec {
@@ -98,7 +100,9 @@ struct Scenario {
   const TrainingJob& training() const { return workload.job(); }
 };
 
-Scenario load_scenario(const std::filesystem::path& file, const Catalog& catalog);
+// `patch`: a JSON merge patch (RFC 7386) applied to the file's document before it is read (what
+// `--from` files say about the job); null: none.
+Scenario load_scenario(const std::filesystem::path& file, const Catalog& catalog, const nlohmann::json& patch = nullptr);
 
 // The stack a config runs when it names none: the scenario's training.framework, else Megatron-LM for
 // tensor/pipeline layouts and Hugging Face transformers for the rest.

@@ -64,11 +64,15 @@ void rethrow_at(const ConfigSource& source, const InvalidConfig& e) {
   throw InputError(source.file, source.path + "." + key, value, e.what());
 }
 
-ConfigSource config_source(const std::string& argument, const Scenario& scenario) {
+ConfigSource config_source(const std::string& argument, const Scenario& scenario, bool first_instance) {
   if (argument.empty()) {
+    if (!scenario.config_json && first_instance && !scenario.search.instances.empty()) {
+      return {nlohmann::json{{"instance", scenario.search.instances.front()}}, scenario.file.string(), "$.search.instances[0]"};
+    }
     if (!scenario.config_json) {
       throw InputError(scenario.file.string(), "$.config", "nothing (no --config and no inline \"config\")",
-                       "a config: --config FILE, --config '{...}', or \"config\" in the scenario");
+                       std::string("a config: --config FILE, --config '{...}', or \"config\" in the scenario") +
+                           (first_instance ? " (or search.instances to take the first of)" : ""));
     }
     return {*scenario.config_json, scenario.file.string(), "$.config"};
   }

@@ -21,8 +21,9 @@ struct ConfigSource {
   std::string path;  // "$" for a config file, "$.config" inline in a scenario
 };
 
-// `argument`: the --config value: a path, or a JSON object given inline ("{...}").
-ConfigSource config_source(const std::string& argument, const Scenario& scenario);
+// `argument`: the --config value: a path, or a JSON object given inline ("{...}"); empty: the
+// scenario's "config", else (`first_instance` true) one node of its first instance as the job is.
+ConfigSource config_source(const std::string& argument, const Scenario& scenario, bool first_instance = false);
 
 StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& scenario, const Catalog& catalog);
 

@@ -105,6 +105,7 @@ class Screen {
   std::vector<Searched> machines(const Catalog& catalog) const {
     std::vector<Searched> out;
     for (const NodeSpec* node : searched_machines(s_, catalog)) {
+      if (!s_.search.fixed.allows_machine(node->gpus_per_node)) continue;
       Searched m;
       m.node = node;
       m.resolved = std::make_unique<Machine>(*node, s_.training().precision, o_.profile, o_.fit);
@@ -142,6 +143,7 @@ class Screen {
     for (const Searched& m : machines) {
       for (int nodes = 1; nodes <= m.node_limit; ++nodes) {
         const int gpus = nodes * m.node->gpus_per_node;
+        if ((s_.search.fixed.nodes && nodes != *s_.search.fixed.nodes) || (s_.search.fixed.gpus && gpus != *s_.search.fixed.gpus)) continue;
         for (const Parallelism& layout : parallelism_choices(s_.model(), s_.training(), *m.node, gpus)) {
           const int dp = gpus / (layout.tp * layout.pp);
           if (global % dp != 0 || !m.unusable.empty()) {
@@ -157,10 +159,11 @@ class Screen {
           }
           for (Sharding sh : sharding_choices(gpus, nodes, layout, fsdp2_)) {
             for (const Framework f : frameworks_) {
-              if (!offered(f, layout, sh)) continue;
+              if (!offered(f, layout, sh) || !s_.search.fixed.allows_group(nodes, gpus, layout, sh, f)) continue;
               Group g{&m, nodes, f, layout, sh, {}};
               for (std::int64_t mb : micro_batch_choices(global / dp)) {
-                if (schedule_accepts(layout, global / dp / mb)) g.batches.emplace_back(mb, global / dp / mb);
+                const std::int64_t accum = global / dp / mb;
+                if (schedule_accepts(layout, accum) && s_.search.fixed.allows_batch(mb, accum)) g.batches.emplace_back(mb, accum);
               }
               std::sort(g.batches.begin(), g.batches.end());
               if (!g.batches.empty()) out.push_back(std::move(g));
@@ -181,6 +184,7 @@ class Screen {
       std::vector<StrategyConfig> variants;  // lightest first
       for (const Offload& offload : offload_choices(g.sharding, *m.node, gpus, g.layout)) {
         for (Recompute recompute : kRecomputeChoices) {
+          if (!s_.search.fixed.allows_variant(offload, recompute)) continue;
           StrategyConfig c;
           c.instance = m.node->id;
           c.nodes = g.nodes;
@@ -191,6 +195,7 @@ class Screen {
           c.recompute = recompute;
           c.micro_batch = micro_batch;
           c.grad_accum = grad_accum;
+          s_.search.fixed.apply(c);
           if (!layout_refusal(c.framework, c).empty()) continue;  // an offload the stack does not ship
           variants.push_back(c);
         }

@@ -1,0 +1,115 @@
+// An axolotl config (docs.axolotl.ai/docs/config.html): the base model, the sequence length, the
+// batch terms, LoRA/QLoRA adapters, precision, recompute, attention, and the DeepSpeed or FSDP
+// settings it hands to Accelerate.
+
+#include "planner/import/foreign_object.hpp"
+#include "planner/import/fsdp_import.hpp"
+#include "planner/import/importers.hpp"
+
+namespace preflight {
+
+namespace {
+
+const char* const kNotRead = "not modelled: does not change what fits or how fast in preflight's model";
+
+void adapter(ForeignObject& a, ImportedSetup& setup) {
+  const std::optional<std::string> kind = a.string("adapter");
+  const std::optional<bool> four_bit = a.boolean("load_in_4bit");
+  const std::optional<bool> eight_bit = a.boolean("load_in_8bit");
+  if (!kind || kind->empty()) {
+    if (a.has("adapter")) setup.set("training.method", "full", a.file(), "adapter");
+    return;
+  }
+  if (*kind != "lora" && *kind != "qlora") a.fail("adapter", "lora or qlora (or none for full fine-tuning)");
+  // axolotl's own rule: QLoRA loads the base model in 4 bits.
+  if (*kind == "qlora" && !(four_bit && *four_bit)) a.fail("load_in_4bit", "true with adapter: qlora (axolotl refuses QLoRA without it)");
+  setup.set("training.method", *kind, a.file(), "adapter");
+  if (*kind == "lora" && eight_bit && *eight_bit) {
+    setup.ignore(a.file(), "load_in_8bit", "not modelled: 8-bit base weights (counted at 16 bits: memory is overestimated)");
+  }
+  if (const auto r = a.integer("lora_r", 1, 65536)) setup.set("training.lora.rank", *r, a.file(), "lora_r");
+  if (const nlohmann::json* d = a.take("lora_dropout"); d != nullptr && d->is_number()) {
+    setup.set("training.lora.dropout", *d, a.file(), "lora_dropout");
+  }
+  const std::optional<bool> linear = a.boolean("lora_target_linear");
+  if (linear && *linear) {
+    setup.set("training.lora.targets", nlohmann::json::array({"all-linear"}), a.file(), "lora_target_linear");
+  } else if (const nlohmann::json* t = a.take("lora_target_modules"); t != nullptr && !t->is_null()) {
+    setup.set("training.lora.targets", t->is_string() ? nlohmann::json::array({*t}) : *t, a.file(), "lora_target_modules");
+  }
+  a.ignore(setup, {"lora_alpha", "lora_fan_in_fan_out", "peft_use_rslora"}, "scales the adapters' update: no effect on memory or step time");
+  a.ignore(setup, {"peft_use_dora", "lora_modules_to_save"}, "not modelled: DoRA's magnitude vectors and fully trained extra modules");
+}
+
+void precision(ForeignObject& a, ImportedSetup& setup) {
+  // bf16: auto lets axolotl pick bf16 where the GPU has it: left to the scenario.
+  const std::optional<bool> bf16 = a.boolean("bf16");
+  const std::optional<bool> fp16 = a.boolean("fp16");
+  if (bf16 && fp16 && *bf16 && *fp16) a.fail("fp16", "false when bf16 is true");
+  if (bf16 && *bf16) setup.set("training.precision", "bf16", a.file(), "bf16");
+  if (fp16 && *fp16) setup.set("training.precision", "fp16", a.file(), "fp16");
+  a.ignore(setup, {"tf32", "bfloat16", "float16"}, "the training precision is bf16 or fp16 as above");
+}
+
+void attention(ForeignObject& a, ImportedSetup& setup) {
+  const std::optional<bool> flash = a.boolean("flash_attention");
+  const std::optional<bool> sdp = a.boolean("sdp_attention");
+  if (flash && *flash) {
+    setup.set("training.attention", "flash2", a.file(), "flash_attention");
+  } else if (sdp && *sdp) {
+    setup.set("training.attention", "auto", a.file(), "sdp_attention");
+  } else if (flash) {
+    setup.set("training.attention", "eager", a.file(), "flash_attention");
+  }
+  a.ignore(setup, {"xformers_attention", "flex_attention", "s2_attention"}, "not modelled: read as the stack's default attention kernel");
+  a.ignore(setup, {"flash_attn_cross_entropy", "flash_attn_rms_norm", "flash_attn_fuse_qkv", "flash_attn_fuse_mlp"},
+           "not modelled: fused kernels beside attention");
+}
+
+}  // namespace
+
+void import_axolotl(const nlohmann::json& json, const std::string& file, ImportedSetup& setup, const ImportContext& context) {
+  ForeignObject a(json, file, "");
+  const std::optional<std::string> config = a.string("base_model_config");
+  const std::optional<std::string> base = a.string("base_model");
+  if (config || base) set_model(setup, config ? *config : *base, file, config ? "base_model_config" : "base_model", context);
+  if (config && base) setup.ignore(file, "base_model", "the architecture comes from base_model_config");
+  if (const auto len = a.integer("sequence_len", 1, 10'000'000)) setup.set("training.seq_len", *len, file, "sequence_len");
+  if (const auto mb = a.integer("micro_batch_size", 1, 1'000'000)) setup.set("config.micro_batch", *mb, file, "micro_batch_size");
+  if (const auto accum = a.integer("gradient_accumulation_steps", 1, 1'000'000)) {
+    setup.set("config.grad_accum", *accum, file, "gradient_accumulation_steps");
+  }
+  if (const auto steps = a.integer("max_steps", 1, 1'000'000'000'000)) setup.set("training.steps", *steps, file, "max_steps");
+  adapter(a, setup);
+  precision(a, setup);
+  attention(a, setup);
+  if (const nlohmann::json* gc = a.take("gradient_checkpointing"); gc != nullptr && !gc->is_null()) {
+    if (gc->is_boolean()) {
+      setup.set("config.activation_checkpointing", gc->get<bool>() ? "full" : "none", file, "gradient_checkpointing");
+    } else {
+      // "offload" / "unsloth": recompute with the saved inputs moved to the host; counted as full recompute.
+      setup.set("config.activation_checkpointing", "full", file, "gradient_checkpointing");
+      setup.note(file + ": gradient_checkpointing " + gc->dump() + " read as full recompute (the saved layer inputs kept on the GPU: memory is overestimated)");
+    }
+  }
+  if (const std::optional<std::string> ds = a.string("deepspeed")) setup.merge(import_reference(*ds, file, "deepspeed", context));
+  if (const nlohmann::json* fsdp = a.take("fsdp")) import_fsdp_options(*fsdp, file, "fsdp", setup);
+  if (std::optional<ForeignObject> c = a.object("fsdp_config")) import_fsdp_config(*c, setup);
+  a.ignore(setup, {"fsdp_version"}, "FSDP1 or FSDP2: the same sharding in preflight's model");
+  if (const std::optional<std::string> optim = a.string("optimizer")) {
+    if (const std::optional<std::string> kind = optimizer_for(*optim)) {
+      setup.set("training.optimizer", *kind, file, "optimizer");
+    } else {
+      setup.ignore(file, "optimizer", "not modelled: " + *optim + " (the scenario's optimizer is used)");
+    }
+  }
+  if (const std::optional<bool> compile = a.boolean("torch_compile")) setup.set("training.torch_compile", *compile, file, "torch_compile");
+  a.ignore(setup, {"num_epochs"}, "epochs without the dataset's size: how much to train comes from max_steps or the scenario");
+  a.ignore(setup, {"sample_packing", "pad_to_sequence_len", "eval_sample_packing"},
+           "packing fills each sequence up to sequence_len: a step's tokens are what preflight counts");
+  a.ignore(setup, {"model_type", "tokenizer_type", "tokenizer_config", "trust_remote_code", "is_llama_derived_model"},
+           "the architecture comes from the model's config");
+  a.finish(setup, kNotRead);
+}
+
+}  // namespace preflight

@@ -1,0 +1,205 @@
+// Megatron-LM's pretrain_gpt.py arguments (megatron/training/arguments.py): the parallel layout,
+// the batch, recompute, precision, and the architecture itself (Megatron takes no config.json: the
+// model is its arguments).
+
+#include <cmath>
+
+#include "planner/import/foreign_object.hpp"
+#include "planner/import/importers.hpp"
+
+namespace preflight {
+
+namespace {
+
+const char* const kNotRead = "not modelled: does not change what fits or how fast in preflight's model";
+// Megatron's default (--make-vocab-size-divisible-by): the vocabulary is padded to a multiple of it
+// times the tensor-parallel size, so every rank holds an equal slice.
+constexpr std::int64_t kVocabDivisibleBy = 128;
+constexpr std::int64_t kGpt2Vocab = 50257;  // GPT2BPETokenizer: the --vocab-file GPT-2 ships
+
+std::optional<std::int64_t> vocabulary(ForeignObject& a, const ImportContext& context) {
+  if (const auto v = a.integer("vocab-size", 1, 10'000'000)) return v;
+  const std::optional<std::string> tokenizer = a.string("tokenizer-type");
+  const std::optional<std::string> model = a.string("tokenizer-model");
+  if (tokenizer && *tokenizer == "HuggingFaceTokenizer" && model) {
+    if (const auto id = catalog_model_for_hub_id(*context.catalog, *model)) return context.catalog->model(*id).spec.vocab;
+  }
+  if ((!tokenizer || *tokenizer == "GPT2BPETokenizer") && a.has("vocab-file")) return kGpt2Vocab;
+  return std::nullopt;
+}
+
+// An inline model in Hugging Face's keys, from the architecture arguments.
+void architecture(ForeignObject& a, std::int64_t tp, ImportedSetup& setup, const ImportContext& context) {
+  const std::optional<std::int64_t> given_layers = a.integer("num-layers", 1, 100'000);
+  const std::optional<std::int64_t> given_hidden = a.integer("hidden-size", 1, 1'000'000);
+  const std::optional<std::int64_t> given_heads = a.integer("num-attention-heads", 1, 100'000);
+  if (!given_layers || !given_hidden || !given_heads) {
+    if (given_layers || given_hidden || given_heads) {
+      setup.note(a.file() + ": the architecture is not all given (--num-layers, --hidden-size, --num-attention-heads): the scenario's model is used");
+    }
+    return;
+  }
+  const std::string file = a.file();
+  const std::int64_t layers = *given_layers, hidden = *given_hidden, heads = *given_heads;
+  const std::optional<std::int64_t> vocab = vocabulary(a, context);
+  if (!vocab) a.fail("vocab-size", "the vocabulary: --vocab-size N, a GPT-2 --vocab-file, or --tokenizer-model naming a catalog model's Hub id");
+  const std::int64_t multiple = a.integer("make-vocab-size-divisible-by", 1, 1'000'000).value_or(kVocabDivisibleBy) * tp;
+  const std::int64_t padded = (*vocab + multiple - 1) / multiple * multiple;
+  const std::optional<bool> swiglu = a.boolean("swiglu");
+  const bool gated = swiglu && *swiglu;
+  // Megatron's default FFN: 4h, and for SwiGLU 2/3 of it rounded up to a multiple of 64.
+  const std::int64_t default_ffn = gated ? (8 * hidden / 3 + 63) / 64 * 64 : 4 * hidden;
+  const std::int64_t ffn = a.integer("ffn-hidden-size", 1, 10'000'000).value_or(default_ffn);
+  const std::optional<std::int64_t> seq = a.integer("seq-length", 1, 10'000'000);
+  const std::int64_t positions = a.integer("max-position-embeddings", 1, 10'000'000).value_or(seq.value_or(2048));
+  const std::optional<bool> untie = a.boolean("untie-embeddings-and-output-weights");
+  const std::optional<bool> gqa = a.boolean("group-query-attention");
+  const std::optional<std::int64_t> groups = a.integer("num-query-groups", 1, heads);
+  const std::optional<std::int64_t> head_dim = a.integer("kv-channels", 1, 100'000);
+  nlohmann::json m;
+  if (gated) {
+    m = {{"model_type", "llama"},          {"hidden_size", hidden},       {"num_hidden_layers", layers},
+         {"num_attention_heads", heads},   {"intermediate_size", ffn},    {"vocab_size", padded},
+         {"max_position_embeddings", positions}, {"tie_word_embeddings", !(untie && *untie)}};
+    if (gqa && *gqa && groups) m["num_key_value_heads"] = *groups;
+    if (head_dim) m["head_dim"] = *head_dim;
+    if (const std::optional<bool> bias = a.boolean("add-qkv-bias")) m["attention_bias"] = *bias;
+    if (const auto experts = a.integer("num-experts", 1, 4096)) {
+      m["num_local_experts"] = *experts;
+      m["num_experts_per_tok"] = a.integer("moe-router-topk", 1, *experts).value_or(2);
+    }
+  } else {
+    // GPT-2/GPT-3 style: learned positions, LayerNorm, biases, a plain GeLU MLP.
+    m = {{"model_type", "gpt2"}, {"n_embd", hidden}, {"n_layer", layers}, {"n_head", heads},
+         {"n_positions", positions}, {"vocab_size", padded}, {"n_inner", ffn}, {"tie_word_embeddings", !(untie && *untie)}};
+    if (gqa && *gqa) setup.ignore(file, "--group-query-attention", "not modelled without --swiglu: counted as multi-head attention (memory overestimated)");
+  }
+  a.ignore(setup, {"normalization", "position-embedding-type", "disable-bias-linear", "apply-layernorm-1p", "rotary-base",
+                   "rotary-percent", "use-rotary-position-embeddings", "attention-dropout", "hidden-dropout", "init-method-std",
+                   "tokenizer-type", "tokenizer-model", "vocab-file", "merge-file", "use-mcore-models", "moe-router-load-balancing-type",
+                   "moe-aux-loss-coeff", "qk-layernorm", "rotary-seq-len-interpolation-factor"},
+           "the architecture's details that change neither memory nor time beyond what the model's shape says");
+  // The architecture of a catalog model is that model (its id says so in every report), unless
+  // Megatron's padding changes its vocabulary (then the padded table is what it allocates).
+  for (const std::string& id : context.catalog->model_ids()) {
+    const ModelSpec c = context.catalog->model(id).spec;
+    const bool same = padded == *vocab && c.layers == layers && c.hidden == hidden && c.heads == heads && c.intermediate == ffn && c.vocab == *vocab &&
+                      c.kv_heads == (gated && gqa && *gqa && groups ? *groups : heads) && c.tied_embeddings == !(untie && *untie) &&
+                      (c.mlp == MlpKind::gated) == gated;
+    if (same) {
+      setup.set("model", id, file, "--num-layers, --hidden-size, --num-attention-heads, ...");
+      setup.note(file + ": the architecture is the catalog's " + id);
+      return;
+    }
+  }
+  setup.set("model", m, file, "--num-layers, --hidden-size, --num-attention-heads, ...");
+  if (padded != *vocab) setup.note(file + ": vocabulary " + std::to_string(*vocab) + " padded to " + std::to_string(padded) + " as Megatron pads it");
+}
+
+void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64_t& pp, std::int64_t layers) {
+  const std::string file = a.file();
+  tp = a.integer("tensor-model-parallel-size", 1, 64).value_or(1);
+  pp = a.integer("pipeline-model-parallel-size", 1, 1024).value_or(1);
+  if (a.has("tensor-model-parallel-size")) setup.set("config.parallelism.tp", tp, file, "--tensor-model-parallel-size");
+  if (a.has("pipeline-model-parallel-size")) setup.set("config.parallelism.pp", pp, file, "--pipeline-model-parallel-size");
+  if (const std::optional<bool> sp = a.boolean("sequence-parallel"); sp && *sp) {
+    // Megatron turns sequence parallelism off without tensor parallelism (arguments.py).
+    setup.set("config.parallelism.sequence_parallel", tp > 1, file, "--sequence-parallel");
+    if (tp == 1) setup.note(file + ": --sequence-parallel has no effect with --tensor-model-parallel-size 1 (Megatron turns it off)");
+  }
+  for (const char* key : {"virtual-pipeline-model-parallel-size", "num-virtual-stages-per-pipeline-rank"}) {
+    if (const auto v = a.integer(key, 1, 1024)) setup.set("config.parallelism.interleave", *v, file, std::string("--") + key);
+  }
+  if (const auto per_stage = a.integer("num-layers-per-virtual-pipeline-stage", 1, 100'000)) {
+    if (layers % (pp * *per_stage) != 0) a.fail("num-layers-per-virtual-pipeline-stage", "a divisor of the layers per pipeline stage");
+    setup.set("config.parallelism.interleave", layers / (pp * *per_stage), file, "--num-layers-per-virtual-pipeline-stage");
+  }
+  if (const auto cp = a.integer("context-parallel-size", 1, 1024); cp && *cp > 1) a.fail("context-parallel-size", "1 (context parallelism is not modelled)");
+  const std::optional<bool> distributed = a.boolean("use-distributed-optimizer");
+  setup.set("config.sharding", distributed && *distributed ? "zero1" : "ddp", file,
+            distributed ? "--use-distributed-optimizer" : "--use-distributed-optimizer (not given)");
+  a.ignore(setup, {"expert-model-parallel-size", "expert-tensor-parallel-size"}, "not modelled: experts are laid out like the dense layers");
+}
+
+void recompute(ForeignObject& a, ImportedSetup& setup, std::int64_t layers, std::int64_t pp) {
+  const std::string file = a.file();
+  if (const std::optional<bool> r = a.boolean("recompute-activations"); r && *r) {
+    setup.set("config.activation_checkpointing", "selective", file, "--recompute-activations");
+  }
+  if (const std::optional<std::string> g = a.string("recompute-granularity")) {
+    if (*g != "full" && *g != "selective") a.fail("recompute-granularity", "full or selective");
+    setup.set("config.activation_checkpointing", *g, file, "--recompute-granularity");
+  }
+  const std::optional<std::string> method = a.string("recompute-method");
+  const std::optional<std::int64_t> n = a.integer("recompute-num-layers", 1, 100'000);
+  // Block recompute of fewer layers than a stage holds keeps the rest's activations: preflight's full
+  // recompute would undercount them, the unsafe direction, so it is refused rather than ignored.
+  if (method && *method == "block" && n && *n < layers / pp) {
+    a.fail("recompute-num-layers", std::to_string(layers / pp) + " (every layer of a stage: partial block recompute is not modelled)");
+  }
+}
+
+void batch(ForeignObject& a, ImportedSetup& setup) {
+  const std::string file = a.file();
+  if (const auto mb = a.integer("micro-batch-size", 1, 1'000'000)) setup.set("config.micro_batch", *mb, file, "--micro-batch-size");
+  if (const auto gb = a.integer("global-batch-size", 1, 100'000'000)) setup.set("training.global_batch_size", *gb, file, "--global-batch-size");
+  if (const auto seq = a.integer("seq-length", 1, 10'000'000)) setup.set("training.seq_len", *seq, file, "--seq-length");
+  if (const auto iters = a.integer("train-iters", 1, 1'000'000'000'000)) setup.set("training.steps", *iters, file, "--train-iters");
+  if (const auto samples = a.integer("train-samples", 1, 1'000'000'000'000)) setup.set("training.samples", *samples, file, "--train-samples");
+  a.ignore(setup, {"rampup-batch-size"}, "not modelled: the batch ramp-up's first steps (the run is priced at the full batch)");
+}
+
+void precision(ForeignObject& a, ImportedSetup& setup) {
+  const std::string file = a.file();
+  const std::optional<bool> bf16 = a.boolean("bf16");
+  const std::optional<bool> fp16 = a.boolean("fp16");
+  const std::optional<std::string> fp8 = a.string("fp8-format");
+  if (bf16 && fp16 && *bf16 && *fp16) a.fail("fp16", "not with --bf16");
+  if (fp8) {
+    setup.set("training.precision", "fp8", file, "--fp8-format");  // FP8 GEMMs in bf16 training (Transformer Engine)
+  } else if (bf16 && *bf16) {
+    setup.set("training.precision", "bf16", file, "--bf16");
+  } else if (fp16 && *fp16) {
+    setup.set("training.precision", "fp16", file, "--fp16");
+  } else {
+    setup.set("training.precision", "fp32", file, "(neither --bf16 nor --fp16)");
+  }
+  a.ignore(setup, {"fp8-amax-history-len", "fp8-amax-compute-algo", "fp8-param-gather", "fp8-margin", "fp8-recipe",
+                   "grad-reduce-in-bf16", "accumulate-allreduce-grads-in-fp32"},
+           "FP8 scaling and reduction precision: preflight models Transformer Engine's defaults");
+}
+
+void attention(ForeignObject& a, ImportedSetup& setup) {
+  if (const std::optional<bool> flash = a.boolean("use-flash-attn"); flash && *flash) {
+    setup.set("training.attention", "flash2", a.file(), "--use-flash-attn");
+  }
+  if (const std::optional<std::string> backend = a.string("attention-backend")) {
+    static const std::map<std::string, std::string> kKernel{{"flash", "flash2"}, {"fused", "cudnn"}, {"unfused", "eager"},
+                                                            {"local", "eager"}, {"auto", "auto"}};
+    const auto it = kKernel.find(*backend);
+    if (it == kKernel.end()) a.fail("attention-backend", "flash, fused, unfused, local or auto");
+    setup.set("training.attention", it->second, a.file(), "--attention-backend");
+  }
+}
+
+}  // namespace
+
+void import_megatron_args(const nlohmann::json& args, const std::string& file, ImportedSetup& setup, const ImportContext& context) {
+  ForeignObject a(args, file, "--");
+  setup.set("training.framework", "megatron", file, "pretrain_gpt.py");
+  std::int64_t tp = 1, pp = 1;
+  const std::int64_t layers = a.integer("num-layers", 1, 100'000).value_or(1);
+  layout(a, setup, tp, pp, layers);
+  architecture(a, tp, setup, context);
+  batch(a, setup);
+  recompute(a, setup, layers, pp);
+  precision(a, setup);
+  attention(a, setup);
+  a.ignore(setup, {"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap", "no-gradient-accumulation-fusion",
+                   "cross-entropy-loss-fusion", "manual-gc", "empty-unused-memory-level", "calculate-per-token-loss",
+                   "transformer-impl"},
+           "fusions and overlap: preflight models Megatron-Core's defaults (gradient reduction overlapped)");
+  a.finish(setup, kNotRead);
+}
+
+}  // namespace preflight

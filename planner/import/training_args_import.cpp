@@ -1,0 +1,120 @@
+// Hugging Face TrainingArguments (huggingface.co/docs/transformers/main_classes/trainer), with the
+// keys TRL's SFTConfig and ModelConfig add (max_seq_length/max_length, use_peft, lora_r, ...) and
+// the model arguments scripts parse beside them (model_name_or_path): as a JSON file
+// (HfArgumentParser.parse_json_file), a YAML recipe (alignment-handbook, TRL) or a command line.
+
+#include "planner/import/foreign_object.hpp"
+#include "planner/import/fsdp_import.hpp"
+#include "planner/import/importers.hpp"
+
+namespace preflight {
+
+namespace {
+
+const char* const kNotRead = "not modelled: does not change what fits or how fast in preflight's model";
+
+void precision(ForeignObject& a, ImportedSetup& setup) {
+  const std::optional<bool> bf16 = a.boolean("bf16");
+  const std::optional<bool> fp16 = a.boolean("fp16");
+  if (bf16 && fp16 && *bf16 && *fp16) a.fail("fp16", "false when bf16 is true (Trainer refuses both)");
+  if (bf16 && *bf16) {
+    setup.set("training.precision", "bf16", a.file(), a.key_of("bf16"));
+  } else if (fp16 && *fp16) {
+    setup.set("training.precision", "fp16", a.file(), a.key_of("fp16"));
+  } else if (bf16 || fp16) {
+    // Neither on: the Trainer trains in the model's fp32 weights.
+    setup.set("training.precision", "fp32", a.file(), a.key_of(bf16 ? "bf16" : "fp16"));
+  }
+}
+
+void batch(ForeignObject& a, ImportedSetup& setup) {
+  for (const char* key : {"per_device_train_batch_size", "per_gpu_train_batch_size"}) {
+    if (const auto mb = a.integer(key, 1, 1'000'000)) setup.set("config.micro_batch", *mb, a.file(), a.key_of(key));
+  }
+  if (const auto accum = a.integer("gradient_accumulation_steps", 1, 1'000'000)) {
+    setup.set("config.grad_accum", *accum, a.file(), a.key_of("gradient_accumulation_steps"));
+  }
+  // max_steps -1 (the default) means "train num_train_epochs".
+  if (const auto steps = a.integer("max_steps", -1, 1'000'000'000'000); steps && *steps > 0) {
+    setup.set("training.steps", *steps, a.file(), a.key_of("max_steps"));
+  }
+  // TRL's SFTConfig: max_seq_length before 0.20, max_length after; scripts' block_size and model_max_length.
+  for (const char* key : {"max_seq_length", "max_length", "block_size", "model_max_length"}) {
+    if (const auto len = a.integer(key, 1, 10'000'000)) setup.set("training.seq_len", *len, a.file(), a.key_of(key));
+  }
+}
+
+void sharding(ForeignObject& a, ImportedSetup& setup, const ImportContext& context) {
+  if (const nlohmann::json* fsdp = a.take("fsdp")) import_fsdp_options(*fsdp, a.file(), a.key_of("fsdp"), setup);
+  if (const nlohmann::json* config = a.take("fsdp_config"); config != nullptr && !config->is_null()) {
+    if (config->is_string()) {
+      setup.merge(import_reference(config->get<std::string>(), a.file(), a.key_of("fsdp_config"), context));
+    } else {
+      ForeignObject c(*config, a.file(), a.key_of("fsdp_config"));
+      import_fsdp_config(c, setup);
+    }
+  }
+  if (const nlohmann::json* ds = a.take("deepspeed"); ds != nullptr && !ds->is_null()) {
+    if (ds->is_string()) {
+      setup.merge(import_reference(ds->get<std::string>(), a.file(), a.key_of("deepspeed"), context));
+    } else {
+      import_deepspeed(*ds, a.file() + " (" + a.key_of("deepspeed") + ")", setup, context);
+    }
+  }
+}
+
+// TRL's ModelConfig: PEFT adapters and 4-bit loading.
+void adapters(ForeignObject& a, ImportedSetup& setup) {
+  const std::optional<bool> peft = a.boolean("use_peft");
+  const std::optional<bool> four_bit = a.boolean("load_in_4bit");
+  if (peft && *peft) {
+    setup.set("training.method", four_bit && *four_bit ? "qlora" : "lora", a.file(), a.key_of("use_peft"));
+    if (const auto r = a.integer("lora_r", 1, 65536)) setup.set("training.lora.rank", *r, a.file(), a.key_of("lora_r"));
+    if (const nlohmann::json* t = a.take("lora_target_modules"); t != nullptr && !t->is_null()) {
+      setup.set("training.lora.targets", t->is_string() ? nlohmann::json::array({*t}) : *t, a.file(), a.key_of("lora_target_modules"));
+    }
+    a.ignore(setup, {"lora_alpha"}, "scales the adapters' update: no effect on memory or step time");
+  } else if (peft) {
+    setup.set("training.method", "full", a.file(), a.key_of("use_peft"));
+  }
+  a.ignore(setup, {"load_in_8bit"}, "not modelled: 8-bit base weights (counted at 16 bits: memory is overestimated)");
+}
+
+}  // namespace
+
+void import_training_args(const nlohmann::json& json, const std::string& file, const std::string& prefix, ImportedSetup& setup,
+                          const ImportContext& context) {
+  ForeignObject a(json, file, prefix);
+  batch(a, setup);
+  precision(a, setup);
+  if (const std::optional<bool> gc = a.boolean("gradient_checkpointing")) {
+    setup.set("config.activation_checkpointing", *gc ? "full" : "none", file, a.key_of("gradient_checkpointing"));
+  }
+  sharding(a, setup, context);
+  adapters(a, setup);
+  if (const std::optional<bool> compile = a.boolean("torch_compile")) setup.set("training.torch_compile", *compile, file, a.key_of("torch_compile"));
+  if (const std::optional<std::string> optim = a.string("optim")) {
+    if (const std::optional<std::string> kind = optimizer_for(*optim)) {
+      setup.set("training.optimizer", *kind, file, a.key_of("optim"));
+    } else {
+      setup.ignore(file, a.key_of("optim"), "not modelled: " + *optim + " (the scenario's optimizer is used)");
+    }
+  }
+  if (const std::optional<std::string> attn = a.string("attn_implementation")) {
+    static const std::map<std::string, std::string> kKernel{{"flash_attention_2", "flash2"}, {"flash_attention_3", "flash3"},
+                                                            {"eager", "eager"}, {"sdpa", "auto"}};
+    const auto it = kKernel.find(*attn);
+    if (it == kKernel.end()) a.fail("attn_implementation", "flash_attention_2, flash_attention_3, sdpa or eager");
+    setup.set("training.attention", it->second, file, a.key_of("attn_implementation"));
+  }
+  if (const std::optional<std::string> model = a.string("model_name_or_path")) set_model(setup, *model, file, a.key_of("model_name_or_path"), context);
+  a.ignore(setup, {"num_train_epochs"}, "epochs without the dataset's size: how much to train comes from max_steps or the scenario");
+  a.ignore(setup, {"packing", "group_by_length"}, "packing changes how sequences are filled, not the tokens a step trains on");
+  a.ignore(setup, {"gradient_checkpointing_kwargs"}, "reentrant or not: the same recompute");
+  a.ignore(setup, {"tf32", "torch_dtype"}, "the training precision is bf16, fp16 or fp32 as above");
+  a.ignore(setup, {"save_steps", "save_strategy", "save_total_limit", "save_only_model"},
+           "checkpoint cadence in steps: preflight sets the interval from the failure rate (Daly) and the scenario's checkpoint settings");
+  a.finish(setup, kNotRead);
+}
+
+}  // namespace preflight

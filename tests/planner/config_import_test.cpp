@@ -1,0 +1,203 @@
+// Reading users' own training files (--from): YAML typed as PyYAML types it, every key of every
+// shipped example accounted for (read or ignored with a reason, never dropped), models found by Hub
+// id, Megatron's arguments rebuilt into the architecture they describe, torchtitan's degrees into
+// sharding, and the bounds on hostile input.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "planner/import/config_import.hpp"
+#include "planner/import/foreign_document.hpp"
+#include "planner/io/input_file.hpp"
+#include "planner/io/json_reader.hpp"
+#include "support/catalog.hpp"
+
+namespace preflight {
+namespace {
+
+namespace fs = std::filesystem;
+
+ImportContext context() {
+  ImportContext c;
+  c.catalog = &test::catalog();
+  return c;
+}
+
+ImportedSetup imported(const std::string& text, const std::string& name) { return import_text(text, name, context()); }
+
+nlohmann::json value_of(const ImportedSetup& s, const std::string& target) {
+  const ImportedFact* f = s.fact(target);
+  return f == nullptr ? nlohmann::json() : f->value;
+}
+
+TEST(ConfigImport, YamlScalarsAreTypedAsPyYamlTypesThem) {
+  const nlohmann::json d = yaml_document("a: yes\nb: 1e-5\nc: 1.0e-5\nd: 010\ne: ~\nf: \"true\"\ng: 0x10\nh: Off\n", "t.yaml");
+  EXPECT_EQ(d["a"], true);
+  EXPECT_EQ(d["b"], "1e-5");  // YAML 1.1 floats need a dot: PyYAML reads this as a string
+  EXPECT_DOUBLE_EQ(d["c"].get<double>(), 1e-5);
+  EXPECT_EQ(d["d"], 8);  // a leading zero is octal in YAML 1.1
+  EXPECT_TRUE(d["e"].is_null());
+  EXPECT_EQ(d["f"], "true");
+  EXPECT_EQ(d["g"], 16);
+  EXPECT_EQ(d["h"], false);
+}
+
+TEST(ConfigImport, AnAliasBombIsRefusedNotExpanded) {
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'j'; ++c) {
+    const char prev = static_cast<char>(c - 1);
+    bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
+            ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+  }
+  try {
+    yaml_document(bomb, "bomb.yaml");
+    FAIL() << "an alias bomb was expanded";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "bomb.yaml");
+    EXPECT_NE(e.value().find("aliases expanded"), std::string::npos);
+  }
+}
+
+TEST(ConfigImport, DeepSpeedAutoValuesAreLeftToTheTrainerOrTheScenario) {
+  const ImportedSetup s = imported(R"({"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
+    "gradient_accumulation_steps": "auto", "bf16": {"enabled": "auto"},
+    "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu", "pin_memory": true}}})",
+                                   "ds.json");
+  EXPECT_EQ(value_of(s, "config.sharding"), "zero3");
+  EXPECT_EQ(value_of(s, "config.offload.optimizer"), "cpu");
+  EXPECT_FALSE(s.has("config.micro_batch"));
+  EXPECT_FALSE(s.has("training.global_batch_size"));
+  EXPECT_FALSE(s.has("training.precision"));
+}
+
+// DeepSpeed's rule train_batch_size = micro x accumulation x ranks gives the data-parallel ranks.
+TEST(ConfigImport, DeepSpeedBatchTermsGiveTheRanks) {
+  const ImportedSetup s = imported(R"({"train_batch_size": 256, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 4})", "ds.json");
+  ASSERT_TRUE(s.world().gpus.has_value());
+  EXPECT_EQ(s.world().gpus->value, 16);
+}
+
+TEST(ConfigImport, TwoFilesThatDisagreeAreNamedBoth) {
+  ImportedSetup a = imported(R"({"zero_optimization": {"stage": 2}})", "a.json");
+  const ImportedSetup b = imported("distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\n", "b.yaml");
+  try {
+    a.merge(b);
+    FAIL() << "a contradiction was merged";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "b.yaml");
+    EXPECT_EQ(e.json_path(), "deepspeed_config.zero_stage");
+    EXPECT_NE(e.allowed().find("a.json: zero_optimization.stage"), std::string::npos);
+  }
+}
+
+TEST(ConfigImport, HubIdsOfCatalogModelsAndTheirVariants) {
+  const Catalog& c = test::catalog();
+  EXPECT_EQ(catalog_model_for_hub_id(c, "meta-llama/Llama-2-7b-hf"), "llama-2-7b");
+  EXPECT_EQ(catalog_model_for_hub_id(c, "meta-llama/Meta-Llama-3.1-8B-Instruct"), "llama-3.1-8b");
+  EXPECT_EQ(catalog_model_for_hub_id(c, "NousResearch/Llama-2-13b-chat-hf"), "llama-2-13b");
+  EXPECT_EQ(catalog_model_for_hub_id(c, "Qwen/Qwen2.5-7B-Instruct"), "qwen2.5-7b");
+  EXPECT_EQ(catalog_model_for_hub_id(c, "mistralai/Mistral-7B-Instruct-v0.2"), "mistral-7b");
+  EXPECT_EQ(catalog_model_for_hub_id(c, "someone/llama-2-7b-but-different"), std::nullopt);
+  EXPECT_EQ(catalog_model_for_hub_id(c, "llama-2-7b"), std::nullopt);  // a catalog id, not a Hub id
+}
+
+// GPT-3 175B as Megatron-LM trains it: the vocabulary padded to a multiple of 128 x tp = 1024, the
+// 51,200 of Narayanan et al. 2021 (section 5.1); the architecture of Brown et al. 2020, Table 2.1.
+TEST(ConfigImport, MegatronArgumentsAreTheArchitecture) {
+  const ImportedSetup s = imported(
+      "torchrun --nproc_per_node 8 --nnodes 16 pretrain_gpt.py --tensor-model-parallel-size 8 --pipeline-model-parallel-size 16 "
+      "--num-layers 96 --hidden-size 12288 --num-attention-heads 96 --seq-length 2048 --max-position-embeddings 2048 "
+      "--micro-batch-size 1 --global-batch-size 1536 --vocab-file gpt2-vocab.json --fp16\n",
+      "gpt3.sh");
+  const nlohmann::json m = value_of(s, "model");
+  ASSERT_TRUE(m.is_object()) << m.dump();
+  EXPECT_EQ(m["n_embd"], 12288);
+  EXPECT_EQ(m["n_layer"], 96);
+  EXPECT_EQ(m["n_inner"], 4 * 12288);
+  EXPECT_EQ(m["vocab_size"], 51200);
+  EXPECT_EQ(value_of(s, "config.parallelism.tp"), 8);
+  EXPECT_EQ(value_of(s, "config.parallelism.pp"), 16);
+  EXPECT_EQ(value_of(s, "config.nodes"), 16);
+  EXPECT_EQ(value_of(s, "training.global_batch_size"), 1536);
+  EXPECT_EQ(value_of(s, "training.precision"), "fp16");
+  EXPECT_EQ(value_of(s, "training.framework"), "megatron");
+}
+
+TEST(ConfigImport, TorchtitanDegreesAreTheSharding) {
+  const auto sharding = [](const std::string& parallelism) {
+    return value_of(imported("[parallelism]\n" + parallelism, "job.toml"), "config.sharding");
+  };
+  EXPECT_EQ(sharding("data_parallel_shard_degree = 8\n"), "fsdp_full");
+  EXPECT_EQ(sharding("data_parallel_shard_degree = 4\ndata_parallel_replicate_degree = 2\n"), "fsdp_hybrid");
+  EXPECT_EQ(sharding("data_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 8\n"), "ddp");
+  EXPECT_EQ(sharding("data_parallel_shard_degree = 8\nfsdp_reshard_after_forward = \"never\"\n"), "fsdp_grad_op");
+  const ImportedSetup hsdp = imported("[parallelism]\ndata_parallel_shard_degree = 4\ndata_parallel_replicate_degree = 2\ntensor_parallel_degree = 2\n", "job.toml");
+  EXPECT_EQ(hsdp.world().gpus->value, 16);
+  EXPECT_EQ(value_of(hsdp, "config.parallelism.sequence_parallel"), true);
+}
+
+// The dotted paths of a document's leaves (objects only: a list is one value).
+void leaves(const nlohmann::json& j, const std::string& prefix, std::vector<std::string>& out) {
+  if (!j.is_object() || j.empty()) {
+    if (!prefix.empty()) out.push_back(prefix);
+    return;
+  }
+  for (const auto& [k, v] : j.items()) leaves(v, prefix.empty() ? k : prefix + "." + k, out);
+}
+
+bool accounted(const ImportedSetup& s, const std::string& path) {
+  const auto covers = [&](const std::string& key) {
+    return key == path || path.starts_with(key + ".") || key.find(path) != std::string::npos;
+  };
+  for (const auto& [target, f] : s.facts()) {
+    if (covers(f.key)) return true;
+  }
+  for (const IgnoredKey& i : s.ignored()) {
+    if (covers(i.key)) return true;
+  }
+  for (const std::string& c : s.considered()) {
+    if (c.ends_with(": " + path) || path.starts_with(c.substr(c.find(": ") + 2) + ".")) return true;
+  }
+  for (const auto* w : {&s.world().gpus, &s.world().gpus_per_node, &s.batch_per_rank()}) {
+    if (w->has_value() && covers((*w)->key)) return true;
+  }
+  return false;
+}
+
+// "What it says that preflight does not model is reported as ignored, never silently dropped":
+// every key of every shipped example is read or reported.
+TEST(ConfigImport, EveryKeyOfEveryShippedExampleIsReadOrReported) {
+  const fs::path dir = fs::path(PREFLIGHT_SOURCE_DIR) / "examples" / "from";
+  int checked = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string ext = e.path().extension().string();
+    if (ext != ".json" && ext != ".yaml" && ext != ".yml" && ext != ".toml") continue;
+    if (e.path().filename() == "scenario.json") continue;
+    const std::string text = io::read_input_file(e.path(), "an example");
+    nlohmann::json doc = ext == ".json" ? io::parse_json(text, e.path().string())
+                         : ext == ".toml" ? toml_document(text, e.path().string())
+                                          : yaml_document(text, e.path().string());
+    ImportedSetup s;
+    try {
+      s = imported(text, e.path().string());
+    } catch (const InputError&) {
+      continue;  // the examples that are refused are tested for their messages elsewhere
+    }
+    std::vector<std::string> paths;
+    leaves(doc, "", paths);
+    for (const std::string& p : paths) EXPECT_TRUE(accounted(s, p)) << e.path().filename() << ": " << p;
+    ++checked;
+  }
+  EXPECT_GE(checked, 15);
+}
+
+TEST(ConfigImport, FilesLargerThanAConfigAreRefused) {
+  const std::string big(kMaxForeignBytes + 1, ' ');
+  EXPECT_THROW(imported(big, "big.yaml"), InputError);
+}
+
+}  // namespace
+}  // namespace preflight

@@ -1,0 +1,107 @@
+// The launch-script reader against what bash itself does with the same text (each expectation is
+// bash's own result for the snippet, as `bash -c` prints it), and its bounds on hostile scripts.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "planner/import/shell_script.hpp"
+
+namespace preflight {
+namespace {
+
+using Words = std::vector<std::string>;
+
+Words first_command(const std::string& text, const std::map<std::string, std::string>& env = {}) {
+  const ShellScript s = parse_shell(text, "test.sh", env);
+  return s.commands.empty() ? Words{} : s.commands.front().words;
+}
+
+TEST(ShellScript, ExpandsVariablesDefaultsAndArithmeticAsBashDoes) {
+  const std::string text =
+      "GPUS_PER_NODE=8\n"
+      "NUM_NODES=${NUM_NODES:-2}\n"
+      "WORLD_SIZE=$(($GPUS_PER_NODE*$NUM_NODES))\n"
+      "torchrun --nproc_per_node $GPUS_PER_NODE --nnodes ${NUM_NODES} --world $WORLD_SIZE --x $((GPUS_PER_NODE / 2 + 1))\n";
+  EXPECT_EQ(first_command(text), (Words{"torchrun", "--nproc_per_node", "8", "--nnodes", "2", "--world", "16", "--x", "5"}));
+}
+
+TEST(ShellScript, ArraysAndTheirAppendsExpandToOneWordPerElement) {
+  // bash: A=(--a 1 "--b 2"); A+=(--c); echo ${A[@]} -> --a 1 --b 2 --c (unquoted: split again)
+  const std::string text =
+      "ARGS=(\n"
+      "  --a 1   # a comment inside the array\n"
+      "  \"--b 2\"\n"
+      ")\n"
+      "ARGS+=(--c)\n"
+      "run ${ARGS[@]} \"${ARGS[@]}\"\n";
+  EXPECT_EQ(first_command(text), (Words{"run", "--a", "1", "--b", "2", "--c", "--a", "1", "--b 2", "--c"}));
+}
+
+TEST(ShellScript, ContinuationsQuotesAndMultiLineStrings) {
+  const std::string text =
+      "CMD=\" \\\n"
+      "    train.py --lr 1e-4\n"
+      "    \"\n"
+      "python $CMD 'single $NOT' \"double $CMD\"\n";
+  const Words w = first_command(text);
+  ASSERT_GE(w.size(), 5u);
+  EXPECT_EQ(w[0], "python");
+  EXPECT_EQ(w[1], "train.py");
+  EXPECT_EQ(w[4], "single $NOT");  // single quotes expand nothing
+}
+
+TEST(ShellScript, HeredocsAreFilesTheScriptWrites) {
+  const std::string text =
+      "cat > ds_config.json <<'EOF'\n"
+      "{\"train_micro_batch_size_per_gpu\": $NOT_EXPANDED}\n"
+      "EOF\n"
+      "X=3\n"
+      "cat <<EOF > b.txt\n"
+      "x is $X\n"
+      "EOF\n"
+      "IFS=' ' read -ra ARGS <<< \"$X\"\n"
+      "echo done\n";
+  const ShellScript s = parse_shell(text, "test.sh", {});
+  ASSERT_EQ(s.heredocs.count("ds_config.json"), 1u);
+  EXPECT_EQ(s.heredocs.at("ds_config.json"), "{\"train_micro_batch_size_per_gpu\": $NOT_EXPANDED}\n");
+  EXPECT_EQ(s.heredocs.at("b.txt"), "x is 3\n");  // an unquoted delimiter expands
+  ASSERT_FALSE(s.commands.empty());
+  EXPECT_EQ(s.commands.back().words, (Words{"echo", "done"}));  // a here-string (<<<) has no body
+}
+
+TEST(ShellScript, WhatTheScriptLeavesUnsetStaysAsWritten) {
+  const Words w = first_command("torchrun --nnodes $SLURM_NNODES --rank $1 --host $(hostname) train.py\n");
+  EXPECT_EQ(w[2], "$SLURM_NNODES");
+  EXPECT_TRUE(unresolved(w[2]));
+  EXPECT_TRUE(unresolved(w[4]));
+  EXPECT_TRUE(unresolved(w[6]));
+  // ... unless the scheduler's environment gives it.
+  EXPECT_EQ(first_command("torchrun --nnodes $SLURM_NNODES\n", {{"SLURM_NNODES", "4"}})[2], "4");
+}
+
+TEST(ShellScript, SbatchDirectivesAreReadAsWords) {
+  const std::vector<std::string> d = sbatch_directives("#!/bin/bash\n#SBATCH --nodes=2  # two\n#SBATCH -N 2\n# SBATCH --off\n");
+  EXPECT_EQ(d, (std::vector<std::string>{"--nodes=2", "-N", "2"}));
+}
+
+// A value that doubles itself stops at a bound instead of growing without one; an unbalanced
+// parenthesis or quote reads to the end once, not once per line.
+TEST(ShellScript, HostileScriptsStayBounded) {
+  std::string doubling = "A=x\n";
+  for (int i = 0; i < 40; ++i) doubling += "A=\"$A$A\"\n";
+  doubling += "echo $A\n";
+  const ShellScript s = parse_shell(doubling, "test.sh", {});
+  EXPECT_LE(s.variables.at("A").size(), 70'000u);
+
+  std::string open = "A=(\n";
+  for (int i = 0; i < 100'000; ++i) open += "x\n";
+  EXPECT_NO_THROW(parse_shell(open, "test.sh", {}));
+  std::string quote = "A=\"\n";
+  for (int i = 0; i < 100'000; ++i) quote += "x\n";
+  EXPECT_NO_THROW(parse_shell(quote, "test.sh", {}));
+}
+
+}  // namespace
+}  // namespace preflight
