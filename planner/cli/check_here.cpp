@@ -9,6 +9,7 @@
 #include "planner/here/local_node.hpp"
 #include "planner/here/model_folder.hpp"
 #include "planner/text/number_text.hpp"
+#include "simulator/economics/checkpoint_plan.hpp"
 #include "simulator/spec/errors.hpp"
 
 namespace preflight::cli {
@@ -51,8 +52,18 @@ nlohmann::ordered_json use_this_machine(const HereOptions& options, JobInput& jo
     }
   }
   if (machine.free_disk_bytes) {
+    // The checkpoints the run keeps, all ranks' shards together, against the disk of the folder it runs in.
+    const CheckpointSettings& c = job.scenario.checkpoint.settings;
+    const double one = checkpoint_bytes(job.scenario.workload.footprint(), job.scenario.workload.state_bytes(), c.resumable);
+    const double kept = one * c.keep;
     report["free_disk_bytes"] = *machine.free_disk_bytes;
-    err << "here: " << fixed(*machine.free_disk_bytes / 1e9, 1) << " GB free on " << machine.work_dir.string() << "\n";
+    report["checkpoint_bytes_kept"] = kept;
+    err << "here: " << fixed(*machine.free_disk_bytes / 1e9, 1) << " GB free on " << printable(machine.work_dir.string()) << "\n";
+    if (kept > *machine.free_disk_bytes) {
+      err << "warning: the run keeps " << c.keep << " checkpoints of " << fixed(one / 1e9, 1) << " GB (" << fixed(kept / 1e9, 1)
+          << " GB), more than the " << fixed(*machine.free_disk_bytes / 1e9, 1) << " GB free here: write them elsewhere (a shared "
+          << "file system or a bucket) or keep fewer\n";
+    }
   }
   const here::Probed<here::LocalNode> local = here::local_node(machine, catalog.gpus());
   const std::string instance = source.json.is_object() && source.json.contains("instance") && source.json["instance"].is_string()
@@ -67,9 +78,13 @@ nlohmann::ordered_json use_this_machine(const HereOptions& options, JobInput& jo
   }
   NodeSpec node = local->node;
   // A multi-node job is checked on nodes like this one; their network is the scenario's machine's.
-  const std::int64_t nodes = source.json.is_object() && source.json.contains("nodes") && source.json["nodes"].is_number_integer()
-                                 ? source.json["nodes"].get<std::int64_t>()
-                                 : 1;
+  std::int64_t nodes = source.json.is_object() && source.json.contains("nodes") && source.json["nodes"].is_number_integer()
+                           ? source.json["nodes"].get<std::int64_t>()
+                           : 1;
+  if (const ImportedFact* n = job.imported.fact("config.nodes"); n != nullptr && n->value.is_number_integer()) nodes = n->value.get<std::int64_t>();
+  if (const auto& g = job.imported.world().gpus; g && g->value.is_number_integer() && g->value.get<std::int64_t>() % node.gpus_per_node == 0) {
+    nodes = std::max<std::int64_t>(nodes, g->value.get<std::int64_t>() / node.gpus_per_node);
+  }
   std::vector<std::string> assumptions = local->assumptions;
   if (nodes > 1) {
     node.max_nodes = static_cast<int>(nodes);

@@ -25,10 +25,11 @@ JobInput load_job(const std::string& scenario_file, const std::vector<std::strin
 
 StrategyConfig read_job_config(ConfigSource& source, JobInput& job, const Catalog& catalog,
                                const std::function<nlohmann::ordered_json(ConfigSource&)>& machine) {
+  // The machine first (check --here): the launch's world size is then checked against its GPUs.
+  if (machine) job.here = machine(source);
   if (!job.imported.empty()) {
     source = imported_config_source(std::move(source), job.imported, job.scenario, catalog);
   }
-  if (machine) job.here = machine(source);
   if (job.imported.empty()) return read_strategy_config(source, job.scenario, catalog);
   if (complete_global_batch(job.imported, source.json, job.scenario, catalog)) {
     // The scenario is read again with the global batch; the machine found here stays in it.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "planner/export/export_plan.hpp"
+#include "planner/text/number_text.hpp"
 
 namespace preflight {
 
@@ -39,13 +40,14 @@ std::string slurm_sbatch_script(const ExportPlan& p) {
   s += "#SBATCH --nodes=" + std::to_string(c.nodes) + "\n";
   s += "#SBATCH --ntasks-per-node=1\n";
   s += "#SBATCH --gpus-per-node=" + std::to_string(node.gpus_per_node) + "\n";
-  s += "#SBATCH --cpus-per-task=" + std::to_string(node.vcpus) + "\n";
+  s += "#SBATCH --exclusive  # the whole node: its GPUs, CPUs and memory\n";
+  s += "#SBATCH --comment=preflight:" + c.instance + "  # the machine it was planned for (preflight reads it back)\n";
   if (p.expected_hours > 0.0) {
     // Half again the expected run: room for restarts, short of holding the allocation forever.
-    s += "#SBATCH --time=" + time_limit(1.5 * p.expected_hours) + "  # 1.5 x the expected " + std::to_string(static_cast<int>(std::ceil(p.expected_hours))) + " h\n";
+    s += "#SBATCH --time=" + time_limit(1.5 * p.expected_hours) + "  # 1.5 x the expected " + fixed(p.expected_hours, 1) + " h\n";
   }
   s += "#SBATCH --requeue\n";
-  s += "#SBATCH --signal=B:USR1@300  # five minutes' notice before preemption or the time limit\n";
+  s += "#SBATCH --signal=B:USR1@300  # USR1 to this script 300 s before the time limit\n";
   s += "#SBATCH --open-mode=append\n";
   s += "#SBATCH --output=%x-%j.out\n";
   s += "set -euo pipefail\n";
@@ -54,9 +56,15 @@ std::string slurm_sbatch_script(const ExportPlan& p) {
   s += "export CHECKPOINT_DIR=${CHECKPOINT_DIR:-$PWD/checkpoints}  # on a shared file system: it outlives a requeue\n";
   if (c.framework == Framework::megatron) s += "export DATA_PATH=${DATA_PATH:?a Megatron .bin/.idx prefix} TOKENIZER=${TOKENIZER:?a Hugging Face tokenizer id or path}\n";
   for (const auto& [name, text] : body.files) s += "cat > " + name + " <<'EOF'\n" + text + "EOF\n";
-  s += "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n";
-  s += "# Warned of preemption or the time limit: requeue; the next start resumes from the newest checkpoint\n";
-  s += "# in $CHECKPOINT_DIR" + std::string(c.framework == Framework::transformers ? " (train.py: transformers' get_last_checkpoint)" : "") + ".\n";
+  // Exported: srun passes the environment on, and the FSDP launch expands it inside each task.
+  s += "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n";
+  s += "# Preempted, Slurm requeues the job (--requeue); near the time limit USR1 comes and it requeues itself.\n";
+  s += "# The next start resumes from the newest checkpoint in $CHECKPOINT_DIR" +
+       std::string(c.framework == Framework::transformers ? " (train.py: transformers' get_last_checkpoint)" : "") + ".\n";
+  if (p.checkpoint_interval_steps == 0 || p.checkpoint_interval_steps >= p.steps) {
+    s += "# This config writes no checkpoint before its end (at the failure rate assumed, its optimal interval is longer\n"
+         "# than the run): a requeue starts it over. Give checkpoint_interval_minutes in the config to write them.\n";
+  }
   s += "trap 'scontrol requeue \"$SLURM_JOB_ID\"' USR1\n";
   // The launch in the background, so the shell is free to run the trap when the signal comes.
   if (sharding_scheme(c.sharding).engine == Engine::fsdp && c.framework == Framework::transformers) {

@@ -39,7 +39,9 @@ std::string trainer_arguments(const ExportPlan& p, const std::string& output_dir
   s += " \\\n  --per_device_train_batch_size " + std::to_string(c.micro_batch) + " --gradient_accumulation_steps " +
        std::to_string(c.grad_accum) + " \\\n";
   s += "  --max_steps " + std::to_string(p.steps) + " --max_grad_norm 1.0" + precision_flag(t.precision);
-  if (c.recompute == Recompute::full) s += " --gradient_checkpointing";
+  // Under FSDP the Accelerate config's fsdp_activation_checkpointing does it; the Trainer refuses
+  // both at once (transformers' create_accelerator_and_postprocess).
+  if (c.recompute == Recompute::full && sharding_scheme(c.sharding).engine != Engine::fsdp) s += " --gradient_checkpointing";
   s += " \\\n";
   if (!output_dir.empty()) s += "  --output_dir " + output_dir + " \\\n";
   if (p.checkpoint_interval_steps > 0) {

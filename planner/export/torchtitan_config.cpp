@@ -1,5 +1,6 @@
 #include <string>
 
+#include "planner/catalog/torchtitan_flavors.hpp"
 #include "planner/export/export_plan.hpp"
 #include "simulator/spec/errors.hpp"
 
@@ -7,7 +8,25 @@ namespace preflight {
 
 namespace {
 
-std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+// A TOML basic string: quotes, backslashes and control characters escaped.
+std::string quoted(const std::string& s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\u00";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
 
 // FSDP2's reshard_after_forward: ZeRO-2-like sharding keeps the gathered parameters until backward.
 std::string reshard_after_forward(Sharding s) { return s == Sharding::fsdp_grad_op ? "never" : "default"; }
@@ -39,9 +58,16 @@ std::string torchtitan_config_toml(const ExportPlan& p) {
                   std::to_string(gpus) + " GPUs), as preflight simulated it.\n";
   s += "# Run: torchrun --nnodes " + std::to_string(c.nodes) + " --nproc_per_node " + std::to_string(p.node->gpus_per_node) +
        " -m torchtitan.train --job.config_file this.toml\n";
-  s += "# Set [model] flavor and hf_assets_path to torchtitan's definition of " + p.scenario->model().id + ".\n\n";
+  const std::optional<TorchtitanFlavor> flavor = torchtitan_flavor_of_model(p.scenario->model().id);
+  s += flavor ? "# Set [model] hf_assets_path to the tokenizer's folder.\n\n"
+              : "# Set [model] flavor and hf_assets_path to torchtitan's definition of " + p.scenario->model().id + ".\n\n";
   s += "[job]\ndescription = " + quoted(p.scenario->name) + "\n\n";
-  s += "[model]\nname = \"llama3\"\nflavor = \"\"  # torchtitan's flavor for " + p.scenario->model().id + "\n";
+  if (flavor) {
+    s += "[model]\nname = " + quoted(std::string(flavor->name)) + "\nflavor = " + quoted(std::string(flavor->flavor)) + "  # " +
+         p.scenario->model().id + "\n";
+  } else {
+    s += "[model]\nname = \"llama3\"\nflavor = \"\"  # torchtitan's flavor for " + p.scenario->model().id + "\n";
+  }
   s += t.precision == Precision::fp8 ? "converters = [\"float8\"]\n\n" : "\n";
   s += "[training]\n";
   s += "local_batch_size = " + std::to_string(c.micro_batch) + "\n";

@@ -16,7 +16,7 @@ void deepspeed_plugin(ForeignObject& doc, ImportedSetup& setup, const ImportCont
   std::optional<ForeignObject> ds = doc.object("deepspeed_config");
   if (!ds) return;
   if (const std::optional<std::string> file = ds->string("deepspeed_config_file")) {
-    setup.merge(import_reference(*file, ds->file(), ds->key_of("deepspeed_config_file"), context));
+    setup.merge(import_reference(*file, ds->file(), ds->key_of("deepspeed_config_file"), context, "DeepSpeed config"));
   }
   if (const std::optional<std::int64_t> stage = ds->integer("zero_stage", 0, 3)) {
     static const char* const kSharding[] = {"ddp", "zero1", "zero2", "zero3"};
@@ -61,6 +61,8 @@ void megatron_plugin(ForeignObject& doc, ImportedSetup& setup) {
 
 void distributed_type(ForeignObject& doc, ImportedSetup& setup) {
   const std::optional<std::string> type = doc.string("distributed_type");
+  // Accelerate runs Hugging Face's stack, but for its Megatron-LM plugin.
+  if (!type || *type != "MEGATRON_LM") setup.set("training.framework", "transformers", doc.file(), "(an Accelerate config)");
   if (!type) return;
   if (*type == "NO") {
     setup.world_gpus(1, doc.file(), "distributed_type");

@@ -38,7 +38,10 @@ void adapter(ForeignObject& a, ImportedSetup& setup) {
     setup.set("training.lora.targets", t->is_string() ? nlohmann::json::array({*t}) : *t, a.file(), "lora_target_modules");
   }
   a.ignore(setup, {"lora_alpha", "lora_fan_in_fan_out", "peft_use_rslora"}, "scales the adapters' update: no effect on memory or step time");
-  a.ignore(setup, {"peft_use_dora", "lora_modules_to_save"}, "not modelled: DoRA's magnitude vectors and fully trained extra modules");
+  a.ignore(setup, {"peft_use_dora"}, "not modelled: DoRA's magnitude vectors (a vector per adapted layer: a few MB)");
+  a.ignore(setup, {"lora_modules_to_save"},
+           "not modelled: modules trained in full beside the adapters (their gradients and optimizer states are not counted: "
+           "memory is underestimated, by ~16 bytes per parameter of embed_tokens or lm_head)");
 }
 
 void precision(ForeignObject& a, ImportedSetup& setup) {
@@ -78,7 +81,26 @@ void import_axolotl(const nlohmann::json& json, const std::string& file, Importe
   if (const auto mb = a.integer("micro_batch_size", 1, 1'000'000)) setup.set("config.micro_batch", *mb, file, "micro_batch_size");
   if (const auto accum = a.integer("gradient_accumulation_steps", 1, 1'000'000)) {
     setup.set("config.grad_accum", *accum, file, "gradient_accumulation_steps");
+  } else if (setup.has("config.micro_batch") && !a.has("gradient_accumulation_steps")) {
+    setup.set("config.grad_accum", 1, file, "gradient_accumulation_steps (not given: axolotl's default, 1)");
   }
+  setup.set("training.framework", "transformers", file, "(an axolotl config: transformers under Accelerate)");
+  for (const char* key : {"context_parallel_size", "sequence_parallel_degree"}) {
+    if (const auto cp = a.integer(key, 1, 1024); cp && *cp > 1) a.fail(key, "1 (context parallelism is not modelled)");
+  }
+  if (const nlohmann::json* tp = a.take("tensor_parallel"); tp != nullptr && !tp->is_null() && *tp != false && *tp != 1) {
+    setup.ignore(file, "tensor_parallel",
+                 "not modelled: axolotl's tensor parallelism (DTensor); checked without it, so memory per GPU is overestimated");
+  }
+  if (const std::optional<std::string> rl = a.string("rl")) {
+    setup.ignore(file, "rl", "not modelled: " + *rl + " trains on chosen and rejected sequences with a reference model beside the policy: "
+                             "memory and step time are underestimated");
+  }
+  // fp8 GEMMs in bf16 training: what preflight's fp8 precision is.
+  if (const std::optional<bool> fp8 = a.boolean("fp8"); fp8 && *fp8) setup.replace("training.precision", "fp8", file, "fp8");
+  a.ignore(setup, {"plugins", "liger_fused_linear_cross_entropy", "liger_rope", "liger_rms_norm", "liger_glu_activation", "liger_layer_norm",
+                   "cut_cross_entropy"},
+           "not modelled: fused kernels (Liger, Cut Cross-Entropy); the eager loss keeps its logits: memory is overestimated");
   if (const auto steps = a.integer("max_steps", 1, 1'000'000'000'000)) setup.set("training.steps", *steps, file, "max_steps");
   adapter(a, setup);
   precision(a, setup);
@@ -92,7 +114,7 @@ void import_axolotl(const nlohmann::json& json, const std::string& file, Importe
       setup.note(file + ": gradient_checkpointing " + gc->dump() + " read as full recompute (the saved layer inputs kept on the GPU: memory is overestimated)");
     }
   }
-  if (const std::optional<std::string> ds = a.string("deepspeed")) setup.merge(import_reference(*ds, file, "deepspeed", context));
+  if (const std::optional<std::string> ds = a.string("deepspeed")) setup.merge(import_reference(*ds, file, "deepspeed", context, "DeepSpeed config"));
   if (const nlohmann::json* fsdp = a.take("fsdp")) import_fsdp_options(*fsdp, file, "fsdp", setup);
   if (std::optional<ForeignObject> c = a.object("fsdp_config")) import_fsdp_config(*c, setup);
   a.ignore(setup, {"fsdp_version"}, "FSDP1 or FSDP2: the same sharding in preflight's model");

@@ -126,7 +126,8 @@ ReferencedFile read_reference(const std::string& name, const std::string& file, 
                        candidates.front().string() + " is " + io::input_file_problem(candidates.front()) + "); or give it as another --from");
 }
 
-ImportedSetup import_reference(const std::string& name, const std::string& file, const std::string& key, const ImportContext& context) {
+ImportedSetup import_reference(const std::string& name, const std::string& file, const std::string& key, const ImportContext& context,
+                               const std::string& expected) {
   if (unresolved(name)) {
     // A launch script's path the script leaves to its caller: nothing to read, said so.
     ImportedSetup setup;
@@ -134,10 +135,19 @@ ImportedSetup import_reference(const std::string& name, const std::string& file,
     return setup;
   }
   const ReferencedFile f = read_reference(name, file, key, context);
+  std::error_code ec;
+  if (f.name == file || fs::equivalent(f.name, file, ec)) {
+    throw InputError(file, key, "\"" + name + "\"", expected.empty() ? std::string("another file than this one") : "a " + expected + ", not this file");
+  }
   if (f.given) return {};
   ImportContext inner = context;
   ++inner.depth;
-  return import_text(f.text, f.name, inner, f.file_name);
+  ImportedSetup setup = import_text(f.text, f.name, inner, f.file_name);
+  if (!expected.empty() && (setup.files().empty() || !setup.files().front().format.starts_with(expected))) {
+    throw InputError(file, key, "\"" + name + "\"",
+                     "a " + expected + " (" + f.name + " is " + (setup.files().empty() ? std::string("not one") : "a " + setup.files().front().format) + ")");
+  }
+  return setup;
 }
 
 ImportedSetup import_files(const std::vector<std::string>& files, const Catalog& catalog) {

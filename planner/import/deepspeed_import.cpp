@@ -72,6 +72,8 @@ void precision(ForeignObject& doc, ImportedSetup& setup) {
     if (fp16 && *fp16) setup.set("training.precision", "fp16", f->file(), f->key_of("enabled"));
   }
   if (bf16 && *bf16) setup.set("training.precision", "bf16", doc.file(), bf16_key);
+  // Both turned off: DeepSpeed trains in fp32.
+  if (bf16 && fp16 && !*bf16 && !*fp16) setup.set("training.precision", "fp32", doc.file(), "fp16.enabled, " + bf16_key);
 }
 
 void batch(ForeignObject& doc, ImportedSetup& setup) {

@@ -34,9 +34,11 @@ struct ReferencedFile {
 ReferencedFile read_reference(const std::string& name, const std::string& file, const std::string& key, const ImportContext& context);
 
 // A file named by `key` of `file` (a DeepSpeed JSON an Accelerate config points at), read as the
-// format its contents show: a file the launch script writes, else relative to `file`'s folder, else
-// as given.
-ImportedSetup import_reference(const std::string& name, const std::string& file, const std::string& key, const ImportContext& context);
+// format its contents show, which must be `expected` when one is given ("DeepSpeed config"): a file
+// the launch script writes, else relative to `file`'s folder, else as given. A file naming itself is
+// an InputError.
+ImportedSetup import_reference(const std::string& name, const std::string& file, const std::string& key, const ImportContext& context,
+                               const std::string& expected = "");
 
 // The model a file names, as the scenario's "model": a catalog id, the Hugging Face Hub id of a
 // catalog model (its instruction-tuned variants share its architecture), or a local folder with

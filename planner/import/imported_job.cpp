@@ -35,10 +35,16 @@ void resolve_nodes(nlohmann::json& config, ImportedSetup& setup, const NodeSpec&
 
 }  // namespace
 
-Scenario load_imported_scenario(const std::string& scenario_file, const Catalog& catalog, const ImportedSetup& setup, bool for_plan) {
+Scenario load_imported_scenario(const std::string& scenario_file, const Catalog& catalog, ImportedSetup& setup, bool for_plan) {
   nlohmann::json patch = setup.scenario_patch();
   if (for_plan) {
     nlohmann::json fixed = setup.config_object();
+    const bool per_rank = setup.batch_per_rank() || (setup.has("config.micro_batch") && setup.has("config.grad_accum"));
+    if (per_rank && !setup.has("training.global_batch_size") && fixed.contains("grad_accum")) {
+      fixed.erase("grad_accum");
+      setup.note("the files give the batch per GPU but no global batch: plan keeps the scenario's global batch and the "
+                 "micro-batch, and the accumulation follows from them on each machine and node count");
+    }
     if (setup.world().gpus) fixed["gpus"] = setup.world().gpus->value;
     if (setup.world().gpus_per_node) fixed["gpus_per_node"] = setup.world().gpus_per_node->value;
     if (!fixed.empty()) patch["search"]["fixed"] = fixed;

@@ -15,7 +15,10 @@
 namespace preflight {
 
 // `for_plan`: the files' config keys become search.fixed (the search keeps them) instead of a config.
-Scenario load_imported_scenario(const std::string& scenario_file, const Catalog& catalog, const ImportedSetup& setup, bool for_plan);
+// For plan, a micro-batch and accumulation without a global batch (the Trainer's rule makes it their
+// product times the ranks, which the search varies) fix the micro-batch only: the scenario's global
+// batch stands and the accumulation follows from it on each machine and node count (said in a note).
+Scenario load_imported_scenario(const std::string& scenario_file, const Catalog& catalog, ImportedSetup& setup, bool for_plan);
 
 // `base`: the config from --config, the scenario's "config", or its first instance. The files' keys
 // replace its keys; a node count follows from the GPUs the files launch and the machine's GPUs per

@@ -36,9 +36,10 @@ std::string imported_text(const ImportedSetup& s) {
   // Ignored keys grouped by why, so forty irrelevant keys read as one line.
   std::map<std::string, std::vector<std::string>> by_why;
   std::vector<std::string> order;
+  const bool several = s.files().size() > 1;
   for (const IgnoredKey& i : s.ignored()) {
     if (!by_why.contains(i.why)) order.push_back(i.why);
-    by_why[i.why].push_back(i.key);
+    by_why[i.why].push_back(several ? i.file + ": " + i.key : i.key);
   }
   for (const std::string& why : order) {
     std::string keys;

@@ -89,6 +89,20 @@ void ImportedSetup::merge(const ImportedSetup& other) {
   files_.insert(files_.end(), other.files_.begin(), other.files_.end());
 }
 
+void ImportedSetup::override_with(const ImportedSetup& winner) {
+  for (const auto& [target, f] : winner.facts_) replace(target, f.value, f.file, f.key);
+  for (const auto& [mine, theirs] : {std::pair{&world_.gpus, &winner.world_.gpus}, std::pair{&world_.gpus_per_node, &winner.world_.gpus_per_node},
+                                     std::pair{&batch_per_rank_, &winner.batch_per_rank_}}) {
+    if (!*theirs) continue;
+    if (*mine && (*mine)->value != (*theirs)->value) note((*theirs)->file + " " + (*theirs)->key + " replaces " + where(**mine));
+    *mine = *theirs;
+  }
+  ignored_.insert(ignored_.end(), winner.ignored_.begin(), winner.ignored_.end());
+  notes_.insert(notes_.end(), winner.notes_.begin(), winner.notes_.end());
+  considered_.insert(considered_.end(), winner.considered_.begin(), winner.considered_.end());
+  files_.insert(files_.end(), winner.files_.begin(), winner.files_.end());
+}
+
 const ImportedFact* ImportedSetup::fact(const std::string& target) const {
   const auto it = facts_.find(target);
   return it == facts_.end() ? nullptr : &it->second;

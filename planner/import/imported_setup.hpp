@@ -64,6 +64,9 @@ class ImportedSetup {
 
   // Another file's facts, ignored keys and notes, checked against these.
   void merge(const ImportedSetup& other);
+  // The same, but where both say something `winner`'s value stands (a command line over the config
+  // file it names), with a note.
+  void override_with(const ImportedSetup& winner);
 
   const ImportedFact* fact(const std::string& target) const;
   bool has(const std::string& target) const { return fact(target) != nullptr; }

@@ -47,8 +47,8 @@ void architecture(ForeignObject& a, std::int64_t tp, ImportedSetup& setup, const
   const std::int64_t padded = (*vocab + multiple - 1) / multiple * multiple;
   const std::optional<bool> swiglu = a.boolean("swiglu");
   const bool gated = swiglu && *swiglu;
-  // Megatron's default FFN: 4h, and for SwiGLU 2/3 of it rounded up to a multiple of 64.
-  const std::int64_t default_ffn = gated ? (8 * hidden / 3 + 63) / 64 * 64 : 4 * hidden;
+  // Megatron's default FFN: 4h, and for SwiGLU int((4h x 2/3) / 64) x 64 (arguments.py).
+  const std::int64_t default_ffn = gated ? static_cast<std::int64_t>(4.0 * static_cast<double>(hidden) * 2.0 / 3.0 / 64.0) * 64 : 4 * hidden;
   const std::int64_t ffn = a.integer("ffn-hidden-size", 1, 10'000'000).value_or(default_ffn);
   const std::optional<std::int64_t> seq = a.integer("seq-length", 1, 10'000'000);
   const std::int64_t positions = a.integer("max-position-embeddings", 1, 10'000'000).value_or(seq.value_or(2048));
@@ -67,6 +67,8 @@ void architecture(ForeignObject& a, std::int64_t tp, ImportedSetup& setup, const
     if (const auto experts = a.integer("num-experts", 1, 4096)) {
       m["num_local_experts"] = *experts;
       m["num_experts_per_tok"] = a.integer("moe-router-topk", 1, *experts).value_or(2);
+      // The experts' width, where it differs from a dense layer's.
+      if (const auto expert_ffn = a.integer("moe-ffn-hidden-size", 1, 10'000'000)) m["intermediate_size"] = *expert_ffn;
     }
   } else {
     // GPT-2/GPT-3 style: learned positions, LayerNorm, biases, a plain GeLU MLP.
@@ -116,8 +118,12 @@ void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64
   }
   if (const auto cp = a.integer("context-parallel-size", 1, 1024); cp && *cp > 1) a.fail("context-parallel-size", "1 (context parallelism is not modelled)");
   const std::optional<bool> distributed = a.boolean("use-distributed-optimizer");
-  setup.set("config.sharding", distributed && *distributed ? "zero1" : "ddp", file,
-            distributed ? "--use-distributed-optimizer" : "--use-distributed-optimizer (not given)");
+  // Megatron-DeepSpeed: the ZeRO stage is its DeepSpeed config's.
+  const bool deepspeed = a.has("deepspeed") || a.has("deepspeed-config");
+  if (!deepspeed) {
+    setup.set("config.sharding", distributed && *distributed ? "zero1" : "ddp", file,
+              distributed ? "--use-distributed-optimizer" : "--use-distributed-optimizer (not given)");
+  }
   a.ignore(setup, {"expert-model-parallel-size", "expert-tensor-parallel-size"}, "not modelled: experts are laid out like the dense layers");
 }
 
@@ -142,7 +148,14 @@ void recompute(ForeignObject& a, ImportedSetup& setup, std::int64_t layers, std:
 void batch(ForeignObject& a, ImportedSetup& setup) {
   const std::string file = a.file();
   if (const auto mb = a.integer("micro-batch-size", 1, 1'000'000)) setup.set("config.micro_batch", *mb, file, "--micro-batch-size");
-  if (const auto gb = a.integer("global-batch-size", 1, 100'000'000)) setup.set("training.global_batch_size", *gb, file, "--global-batch-size");
+  const std::optional<std::int64_t> micro = a.integer("micro-batch-size", 1, 1'000'000);
+  if (const auto gb = a.integer("global-batch-size", 1, 100'000'000)) {
+    setup.set("training.global_batch_size", *gb, file, "--global-batch-size");
+  } else if (micro) {
+    // Megatron's default: the micro-batch on every data-parallel rank, no accumulation.
+    setup.batch_per_rank(*micro, file, "--micro-batch-size (no --global-batch-size: times the data-parallel ranks)");
+    setup.set("config.grad_accum", 1, file, "--global-batch-size (not given: no accumulation)");
+  }
   if (const auto seq = a.integer("seq-length", 1, 10'000'000)) setup.set("training.seq_len", *seq, file, "--seq-length");
   if (const auto iters = a.integer("train-iters", 1, 1'000'000'000'000)) setup.set("training.steps", *iters, file, "--train-iters");
   if (const auto samples = a.integer("train-samples", 1, 1'000'000'000'000)) setup.set("training.samples", *samples, file, "--train-samples");
@@ -186,6 +199,10 @@ void attention(ForeignObject& a, ImportedSetup& setup) {
 
 void import_megatron_args(const nlohmann::json& args, const std::string& file, ImportedSetup& setup, const ImportContext& context) {
   ForeignObject a(args, file, "--");
+  a.take("deepspeed");
+  if (const std::optional<std::string> ds = a.string("deepspeed-config")) {
+    setup.merge(import_reference(*ds, file, "--deepspeed_config", context, "DeepSpeed config"));
+  }
   setup.set("training.framework", "megatron", file, "pretrain_gpt.py");
   std::int64_t tp = 1, pp = 1;
   const std::int64_t layers = a.integer("num-layers", 1, 100'000).value_or(1);

@@ -38,7 +38,7 @@ Option option_at(const Words& w, std::size_t& i, std::initializer_list<const cha
     o.value = word.substr(eq + 1);
     o.has_value = true;
   } else if (std::none_of(flags.begin(), flags.end(), [&](const char* f) { return o.name == f; }) && i + 1 < w.size() &&
-             !w[i + 1].starts_with("-")) {
+             !w[i + 1].starts_with("-") && !w[i + 1].ends_with(".py")) {  // a script is never an option's value
     o.value = w[++i];
     o.has_value = true;
   }
@@ -97,6 +97,11 @@ void world_from(const Option& o, const std::string& per_node, const std::string&
     if (o.has_value) setup.ignore(file, o.name, "its value " + o.value + " is not set in the script");
     return;
   }
+  // torchrun's --nproc-per-node gpu (or auto): one process per GPU the node has.
+  if (o.name == per_node && (o.value == "gpu" || o.value == "auto")) {
+    setup.note(file + ": " + o.name + " " + o.value + ": one rank per GPU of the machine");
+    return;
+  }
   const std::int64_t n = integer_text(o.value, file, o.name, 1, 1'000'000);
   if (o.name == per_node) setup.world_gpus_per_node(n, file, o.name);
   if (o.name == nodes) setup.set("config.nodes", n, file, o.name);
@@ -105,7 +110,8 @@ void world_from(const Option& o, const std::string& per_node, const std::string&
 // torchrun / python -m torch.distributed.run: its options, then the script.
 std::optional<Launcher> torchrun(const Words& w, std::size_t i, const std::string& file, ImportedSetup& setup) {
   while (i < w.size() && w[i].starts_with("-")) {
-    const Option o = option_at(w, i, {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path", "-m", "--module"});
+    const Option o = option_at(w, i, {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path", "-m", "--module",
+                                      "--use-env", "--use_env"});
     if (o.name == "-m" || o.name == "--module") return Launcher{i, true};
     if (o.name == "--nnodes" && o.value.find(':') != std::string::npos) {
       // Elastic min:max: the job runs at the largest size it is allowed.
@@ -129,31 +135,62 @@ std::optional<Launcher> deepspeed_launcher(const Words& w, std::size_t i, const 
   return Launcher{i, false};
 }
 
+// accelerate launch: its options as the config file's keys (accelerate/commands/launch.py), so one
+// reader reads both; where both say something, the command line wins, as Accelerate lets it
+// (_validate_launch_command fills in from the file only what the command line left unset).
 std::optional<Launcher> accelerate_launch(const Words& w, std::size_t i, const std::string& file, ImportedSetup& setup,
                                           const ImportContext& context) {
+  static const std::vector<std::string> kTop{"mixed-precision", "num-processes", "num-machines", "dynamo-backend"};
+  static const std::vector<std::string> kDeepSpeed{"zero-stage", "offload-optimizer-device", "offload-param-device",
+                                                   "gradient-accumulation-steps", "zero3-init-flag", "deepspeed-config-file"};
+  ImportedSetup from_file;
+  nlohmann::json cli = nlohmann::json::object();
+  std::optional<Launcher> l;
   while (i < w.size() && w[i].starts_with("-")) {
-    const Option o = option_at(w, i, {"--multi-gpu", "--multi_gpu", "--use-deepspeed", "--use_deepspeed", "--use-fsdp", "--use_fsdp",
-                                      "-m", "--module", "--cpu", "--no-python", "--no_python"});
-    if (o.name == "-m" || o.name == "--module") return Launcher{i, true};
-    if (o.name == "--config-file" && o.has_value) setup.merge(import_reference(o.value, file, o.name, context));
-    if (o.name == "--deepspeed-config-file" && o.has_value) setup.merge(import_reference(o.value, file, o.name, context));
-    if (o.name == "--num-processes" && o.has_value && !unresolved(o.value)) {
-      setup.world_gpus(integer_text(o.value, file, o.name, 1, 10'000'000), file, o.name);
+    const Option o = option_at(w, i, {"--multi-gpu", "--use-deepspeed", "--use-fsdp", "--use-megatron-lm", "-m", "--module", "--cpu",
+                                      "--no-python", "--debug", "--quiet", "-q", "--same-network", "--enable-cpu-affinity",
+                                      "--dynamo-use-fullgraph", "--dynamo-use-dynamic", "--downcast-bf16", "--tpu", "--ipex",
+                                      "--use-xpu"});
+    if (o.name == "-m" || o.name == "--module") {
+      l = Launcher{i, true};
+      break;
     }
-    if (o.name == "--num-machines") world_from(o, "", "--num-machines", file, setup);
-    if (!o.has_value || unresolved(o.value)) continue;
-    if (o.name == "--gradient-accumulation-steps") {
-      setup.set("config.grad_accum", integer_text(o.value, file, o.name, 1, 1'000'000), file, o.name);
-    } else if (o.name == "--mixed-precision") {
-      static const std::map<std::string, std::string> kPrecision{{"no", "fp32"}, {"fp16", "fp16"}, {"bf16", "bf16"}, {"fp8", "fp8"}};
-      const auto it = kPrecision.find(o.value);
-      if (it == kPrecision.end()) throw InputError(file, o.name, "\"" + o.value + "\"", "no, fp16, bf16 or fp8");
-      setup.set("training.precision", it->second, file, o.name);
-    } else if (o.name == "--zero-stage") {
-      static const char* const kSharding[] = {"ddp", "zero1", "zero2", "zero3"};
-      setup.set("config.sharding", kSharding[integer_text(o.value, file, o.name, 0, 3)], file, o.name);
+    const std::string name = o.name.substr(o.name.find_first_not_of('-'));
+    if (o.has_value && unresolved(o.value)) {
+      setup.ignore(file, o.name, "its value " + o.value + " is not set in the script");
+      continue;
+    }
+    std::string config_key = name;
+    std::replace(config_key.begin(), config_key.end(), '-', '_');
+    if (name == "config-file") {
+      from_file.merge(import_reference(o.value, file, o.name, context, "Accelerate config"));
+    } else if (name == "use-fsdp") {
+      cli["distributed_type"] = "FSDP";
+    } else if (name == "use-deepspeed") {
+      cli["distributed_type"] = "DEEPSPEED";
+    } else if (name == "multi-gpu") {
+      cli["distributed_type"] = "MULTI_GPU";
+    } else if (name == "use-megatron-lm") {
+      cli["distributed_type"] = "MEGATRON_LM";
+    } else if (name == "cpu") {
+      cli["use_cpu"] = true;
+    } else if (std::find(kTop.begin(), kTop.end(), name) != kTop.end() && o.has_value) {
+      cli[config_key] = o.value;
+    } else if (std::find(kDeepSpeed.begin(), kDeepSpeed.end(), name) != kDeepSpeed.end() && o.has_value) {
+      cli["deepspeed_config"][config_key] = o.value;
+    } else if (name.starts_with("fsdp-") && o.has_value) {
+      cli["fsdp_config"][config_key] = o.value;
+    } else {
+      setup.ignore(file, o.name, "where and how the processes start: no effect on memory or step time");
     }
   }
+  if (!cli.empty()) {
+    ImportedSetup given;
+    import_accelerate(cli, file, given, context);
+    from_file.override_with(given);
+  }
+  setup.merge(from_file);
+  if (l) return l;
   if (i >= w.size()) return std::nullopt;
   return Launcher{i, false};
 }
@@ -172,7 +209,13 @@ void torchtitan_run(const Words& w, std::size_t from, const std::string& file, I
   // Read the TOML, apply the overrides, then read it as one job config.
   const ReferencedFile toml = read_reference(config, file, "--job.config_file", context);
   if (toml.given) {
-    if (!args.empty()) setup.note(file + ": the overrides of the torchtitan command line are not applied to " + toml.name + ", given as its own --from");
+    std::string overrides;
+    for (const auto& [key, value] : args.items()) {
+      if (key.find('.') != std::string::npos && !key.starts_with("job.")) overrides += (overrides.empty() ? "--" : ", --") + key;
+    }
+    if (!overrides.empty()) {
+      setup.note(file + ": " + overrides + " on the torchtitan command line not applied to " + toml.name + ", read as its own --from");
+    }
     return;
   }
   ImportContext inner = context;
@@ -195,13 +238,52 @@ void torchtitan_run(const Words& w, std::size_t from, const std::string& file, I
   import_torchtitan(doc, toml.name, setup, inner);
 }
 
-// Reads what the script runs; false when the command launches no training.
+// Python's own options before the script or module (python -u -m torch.distributed.run ...).
+std::size_t after_python_options(const Words& w, std::size_t i) {
+  while (i < w.size() && w[i].starts_with("-") && w[i] != "-m" && w[i] != "-c") {
+    i += (w[i] == "-W" || w[i] == "-X") ? 2 : 1;
+  }
+  return i;
+}
+
+// The keys a Hugging Face training script takes: a plain `python script.py` with none of them is a
+// tool (data preparation, a download), not the training launch.
+bool trains(const Words& w, std::size_t from) {
+  static const std::vector<std::string> kKeys{"per_device_train_batch_size", "gradient_accumulation_steps", "deepspeed", "fsdp",
+                                              "max_steps", "num_train_epochs", "per-device-train-batch-size", "micro-batch-size"};
+  for (std::size_t i = from; i < w.size(); ++i) {
+    std::string key = w[i].substr(0, w[i].find('='));
+    if (!key.starts_with("--")) continue;
+    key.erase(0, 2);
+    if (std::find(kKeys.begin(), kKeys.end(), key) != kKeys.end()) return true;
+  }
+  return false;
+}
+
+// Reads what the script runs into `setup`; false (and nothing read) when the command launches no
+// training.
+bool launch(const Words& w, const std::string& file, ImportedSetup& setup, const ImportContext& context);
+
+// A string that is itself a script: bash -c "...", eval ...
+bool launch_script(const std::string& text, const std::string& file, ImportedSetup& setup, const ImportContext& context) {
+  if (context.depth >= 4) return false;
+  ImportContext inner = context;
+  ++inner.depth;
+  ImportedSetup probe;
+  import_shell(text, file, probe, inner);
+  const bool found = std::none_of(probe.notes().begin(), probe.notes().end(),
+                                  [](const std::string& n) { return n.find("no training launch found") != std::string::npos; });
+  if (found) setup.merge(probe);
+  return found;
+}
+
 bool launch(const Words& w, const std::string& file, ImportedSetup& setup, const ImportContext& context) {
   // The launcher is the command, or follows a wrapper (srun and its options, env, exec, ...).
   static const std::vector<std::string> kWrappers{"srun", "exec", "env", "time", "nohup", "numactl", "stdbuf", "mpirun", "uv"};
   const auto is_launcher = [&](const std::string& word) {
     const std::string b = base_name(word);
-    return b == "torchrun" || b.starts_with("python") || b == "deepspeed" || b == "accelerate" || b == "axolotl" || b == "bash" || b == "sh";
+    return b == "torchrun" || b.starts_with("python") || b == "deepspeed" || b == "accelerate" || b == "axolotl" || b == "bash" ||
+           b == "sh" || b == "llamafactory-cli" || b == "eval";
   };
   if (w.empty()) return false;
   std::size_t i = 0;
@@ -211,38 +293,39 @@ bool launch(const Words& w, const std::string& file, ImportedSetup& setup, const
   }
   if (i >= w.size() || !is_launcher(w[i])) return false;
   const std::string cmd = base_name(w[i]);
+  // What the launcher says (world size) counts only if a training script follows.
+  ImportedSetup launched;
   std::optional<Launcher> l;
+  bool distributed = true;  // started by a distributed launcher: whatever script it runs trains
   if (cmd == "torchrun") {
-    l = torchrun(w, i + 1, file, setup);
+    l = torchrun(w, i + 1, file, launched);
   } else if (cmd.starts_with("python")) {
-    if (i + 2 < w.size() && w[i + 1] == "-m" && (w[i + 2] == "torch.distributed.run" || w[i + 2] == "torch.distributed.launch")) {
-      l = torchrun(w, i + 3, file, setup);
-    } else if (i + 1 < w.size() && w[i + 1] == "-m") {
-      l = Launcher{i + 2, true};
-    } else {
-      l = Launcher{i + 1, false};
+    const std::size_t at = after_python_options(w, i + 1);
+    if (at + 1 < w.size() && w[at] == "-m" && (w[at + 1] == "torch.distributed.run" || w[at + 1] == "torch.distributed.launch")) {
+      l = torchrun(w, at + 2, file, launched);
+    } else if (at + 1 < w.size() && w[at] == "-m") {
+      l = Launcher{at + 1, true};
+      distributed = false;
+    } else if (at < w.size() && w[at] != "-c") {
+      l = Launcher{at, false};
+      distributed = false;
     }
     // srun starting one Python process per task: the tasks of a node are its ranks.
-    if (const auto tasks = context.environment.find("SLURM_NTASKS_PER_NODE"); srun && tasks != context.environment.end()) {
-      world_from(Option{"--ntasks-per-node", tasks->second, true}, "--ntasks-per-node", "", file, setup);
+    if (const auto tasks = context.environment.find("SLURM_NTASKS_PER_NODE"); l && !distributed && srun && tasks != context.environment.end()) {
+      world_from(Option{"--ntasks-per-node", tasks->second, true}, "--ntasks-per-node", "", file, launched);
     }
   } else if (cmd == "deepspeed") {
-    l = deepspeed_launcher(w, i + 1, file, setup);
+    l = deepspeed_launcher(w, i + 1, file, launched);
   } else if (cmd == "accelerate" && i + 1 < w.size() && w[i + 1] == "launch") {
-    l = accelerate_launch(w, i + 2, file, setup, context);
+    l = accelerate_launch(w, i + 2, file, launched, context);
   } else if ((cmd == "bash" || cmd == "sh") && i + 2 < w.size() && w[i + 1] == "-c") {
-    // bash -c "$LAUNCHER $CMD": the string is itself a script.
-    if (context.depth >= 4) return false;
-    ImportContext inner = context;
-    ++inner.depth;
-    ImportedSetup probe;
-    import_shell(w[i + 2], file, probe, inner);
-    const bool found = std::none_of(probe.notes().begin(), probe.notes().end(),
-                                    [](const std::string& n) { return n.find("no training launch found") != std::string::npos; });
-    if (found) setup.merge(probe);
-    return found;
-  } else if (cmd == "axolotl" && i + 2 < w.size() && w[i + 1] == "train") {
-    setup.merge(import_reference(w[i + 2], file, "axolotl train", context));
+    return launch_script(w[i + 2], file, setup, context);  // bash -c "$LAUNCHER $CMD"
+  } else if (cmd == "eval" && i + 1 < w.size()) {
+    std::string text;
+    for (std::size_t k = i + 1; k < w.size(); ++k) text += (text.empty() ? "" : " ") + w[k];
+    return launch_script(text, file, setup, context);
+  } else if ((cmd == "axolotl" || cmd == "llamafactory-cli") && i + 2 < w.size() && w[i + 1] == "train") {
+    setup.merge(import_reference(w[i + 2], file, cmd + " train", context));
     return true;
   } else {
     return false;
@@ -251,20 +334,21 @@ bool launch(const Words& w, const std::string& file, ImportedSetup& setup, const
   const std::string script = l->module ? w[l->script] : base_name(w[l->script]);
   const std::size_t args = l->script + 1;
   if (script == "torchtitan.train" || (script == "train.py" && w[l->script].find("torchtitan") != std::string::npos)) {
-    torchtitan_run(w, args, file, setup, context);
+    torchtitan_run(w, args, file, launched, context);
   } else if (script.starts_with("axolotl.cli.train")) {
-    if (args < w.size()) setup.merge(import_reference(w[args], file, script, context));
+    if (args < w.size()) launched.merge(import_reference(w[args], file, script, context));
   } else if (script.starts_with("pretrain_")) {
     if (script != "pretrain_gpt.py") {
       throw InputError(file, w[l->script], "\"" + script + "\"",
                        "pretrain_gpt.py (decoder-only transformers; BERT, T5 and Mamba are not supported)");
     }
-    import_megatron_args(script_arguments(w, args, false), file, setup, context);
-  } else if (script.ends_with(".py") || l->module) {
-    import_training_args(script_arguments(w, args, true), file, "--", setup, context);
+    import_megatron_args(script_arguments(w, args, false), file, launched, context);
+  } else if ((script.ends_with(".py") && (distributed || trains(w, args))) || (l->module && distributed)) {
+    import_training_args(script_arguments(w, args, true), file, "--", launched, context);
   } else {
     return false;
   }
+  setup.merge(launched);
   return true;
 }
 
@@ -297,6 +381,16 @@ void sbatch(const std::string& text, const std::string& file, ImportedSetup& set
       const std::int64_t g = count(n);
       setup.world_gpus_per_node(g, file, key);
       context.environment["SLURM_GPUS_PER_NODE"] = context.environment["SLURM_GPUS_ON_NODE"] = std::to_string(g);
+      const std::string typed = o.name == "--gres" ? v.substr(v.find(':') == std::string::npos ? v.size() : v.find(':') + 1) : v;
+      if (const std::size_t colon = typed.find(':'); colon != std::string::npos) {
+        setup.note(file + ": " + key + " asks for " + typed.substr(0, colon) + " GPUs: the machine (and its GPU) is the config's or the scenario's");
+      }
+    } else if (o.name == "--gpus" || o.name == "-G") {
+      const std::string v = o.value.substr(o.value.find_last_of(':') == std::string::npos ? 0 : o.value.find_last_of(':') + 1);
+      setup.world_gpus(count(v), file, key);
+    } else if (o.name == "--comment" && o.value.starts_with("preflight:")) {
+      // What preflight's own export writes: the machine the script was made for.
+      setup.set("config.instance", o.value.substr(10), file, key);
     } else if (o.name == "--ntasks-per-node") {
       context.environment["SLURM_NTASKS_PER_NODE"] = o.value;
     } else {
@@ -312,6 +406,13 @@ void import_shell(const std::string& text, const std::string& file, ImportedSetu
   sbatch(text, file, setup, context);
   const ShellScript script = parse_shell(text, file, context.environment);
   for (const auto& [name, body] : script.heredocs) context.inline_files[name] = body;
+  const bool branches = std::any_of(script.commands.begin(), script.commands.end(), [](const ShellCommand& c) {
+    return !c.words.empty() && (c.words[0] == "if" || c.words[0] == "elif" || c.words[0] == "else" || c.words[0] == "case");
+  });
+  if (branches) {
+    setup.note(file + ": the script branches (if, case): preflight follows none, so a variable set in several branches "
+               "is read as the last one sets it; check the values above");
+  }
   bool launched = false;
   for (const ShellCommand& c : script.commands) {
     if (launched) {

@@ -258,7 +258,7 @@ class Expander {
 
 class Parser {
  public:
-  Parser(const std::map<std::string, std::string>& env) : expander_(script_.variables, arrays_, env) {}
+  Parser(std::string file, const std::map<std::string, std::string>& env) : expander_(script_.variables, arrays_, env), file_(std::move(file)) {}
 
   ShellScript run(const std::string& text) {
     const std::vector<std::string> lines = split_lines(text);
@@ -276,6 +276,7 @@ class Parser {
         state.scan(next);
         line += (in_quote && !continued ? "\n" : " ") + next;
       }
+      if (state.quote != 0) unterminated(first);  // bash: "unexpected EOF while looking for matching quote"
       if (const std::optional<Heredoc> h = heredoc(line)) {
         std::string body;
         while (i + 1 < lines.size()) {
@@ -304,6 +305,10 @@ class Parser {
 
   static bool ends_with_backslash(const std::string& line) { return !line.empty() && line.back() == '\\'; }
 
+  [[noreturn]] void unterminated(int line) const {
+    throw InputError(file_, "line " + std::to_string(line), "a quote that is never closed", "a script bash can read");
+  }
+
   std::optional<Heredoc> heredoc(const std::string& line) const {
     char quote = 0;
     for (std::size_t i = 0; i + 1 < line.size(); ++i) {
@@ -313,6 +318,12 @@ class Parser {
         continue;
       }
       if (c == '\'' || c == '"') quote = c;
+      if (line.compare(i, 3, "$((") == 0) {  // $((1 << 20)): a shift, not a heredoc
+        const std::size_t close = line.find("))", i + 3);
+        if (close == std::string::npos) return std::nullopt;
+        i = close + 1;
+        continue;
+      }
       if (c != '<' || line[i + 1] != '<') continue;
       if (i + 2 < line.size() && line[i + 2] == '<') {  // <<< a here-string: no body follows
         i += 2;
@@ -334,8 +345,14 @@ class Parser {
       std::erase(delimiter, '"');
       if (delimiter.empty()) return std::nullopt;
       h.delimiter = delimiter;
-      // The redirection it feeds: "> file" before or after the heredoc operator.
+      // The file it writes: "> file" before or after the heredoc operator, or tee's argument.
       std::string rest = line.substr(0, i) + " " + line.substr(end);
+      if (const std::size_t tee = rest.find("tee "); tee != std::string::npos && rest.find('>') == std::string::npos) {
+        rest.replace(tee, 4, "> ");
+      } else if (tee != std::string::npos) {
+        // "tee FILE > /dev/null": the file is tee's, the redirection throws the copy away.
+        rest = "> " + rest.substr(tee + 4);
+      }
       const std::size_t gt = rest.find('>');
       if (gt != std::string::npos) {
         std::size_t s = rest.find_first_not_of(" >", gt);
@@ -510,17 +527,21 @@ class Parser {
   ShellScript script_;
   std::map<std::string, std::vector<std::string>> arrays_;
   Expander expander_;
+  std::string file_;
 };
 
 }  // namespace
 
-ShellScript parse_shell(const std::string& text, const std::string&, const std::map<std::string, std::string>& environment) {
-  return Parser(environment).run(text);
+ShellScript parse_shell(const std::string& text, const std::string& file, const std::map<std::string, std::string>& environment) {
+  return Parser(file, environment).run(text);
 }
 
 std::vector<std::string> sbatch_directives(const std::string& text) {
   std::vector<std::string> out;
   for (const std::string& line : split_lines(text)) {
+    // sbatch stops reading directives at the first line that is not a comment or blank.
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line[first] != '#') break;
     if (!line.starts_with("#SBATCH")) continue;
     std::istringstream in(strip_comment(line.substr(7)));
     for (std::string w; in >> w;) out.push_back(w);

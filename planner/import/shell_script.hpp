@@ -26,8 +26,8 @@ struct ShellScript {
 // `environment`: what the scheduler sets before the script runs (SLURM_NNODES, ...).
 ShellScript parse_shell(const std::string& text, const std::string& file, const std::map<std::string, std::string>& environment);
 
-// The text after "#SBATCH" of every directive line (they must come before the first command, as
-// sbatch reads them), split into words.
+// The text after "#SBATCH" of every directive line before the first command (sbatch reads no
+// further), split into words.
 std::vector<std::string> sbatch_directives(const std::string& text);
 
 // Whether a word holds something the script left unset ("$NUM_NODES", "$(nproc)").

@@ -88,14 +88,21 @@ std::vector<Accelerator> accelerators(const nlohmann::json& v, const std::string
 struct Resources {
   std::vector<std::string> machines;
   std::optional<bool> spot;
+  std::optional<std::string> cloud;
   std::optional<std::string> region;
   int gpus_per_node = 0;
+  std::string spot_key;  // where the pricing was said
 };
 
-Resources read_resources(ForeignObject& r, ImportedSetup& setup, const ImportContext& context) {
+// `outer`: the fields around an any_of/ordered list, which each candidate takes unless it says otherwise.
+Resources read_resources(ForeignObject& r, ImportedSetup& setup, const ImportContext& context, const Resources* outer = nullptr) {
   Resources out;
   std::optional<std::string> cloud = r.string("cloud");
   out.region = r.string("region");
+  if (outer != nullptr) {
+    if (!cloud) cloud = outer->cloud;
+    if (!out.region) out.region = outer->region;
+  }
   if (const std::optional<std::string> infra = r.string("infra")) {
     // infra: <cloud>[/<region>[/<zone>]]
     const std::size_t slash = infra->find('/');
@@ -124,7 +131,9 @@ Resources read_resources(ForeignObject& r, ImportedSetup& setup, const ImportCon
       out.gpus_per_node = a.count;
     }
   }
+  out.cloud = cloud;
   out.spot = r.boolean("use_spot");
+  if (out.spot) out.spot_key = r.key_of("use_spot");
   r.ignore(setup, {"spot_recovery", "job_recovery"}, "a managed job restarts from its last checkpoint after a reclaim, as preflight's spot model assumes");
   r.ignore(setup, {"disk_size", "disk_tier", "network_tier", "image_id", "cpus", "memory", "ports", "labels", "zone", "autostop"},
            "no effect on memory or step time");
@@ -146,7 +155,7 @@ void import_skypilot(const nlohmann::json& json, const std::string& file, Import
       std::set<bool> spot;
       for (std::size_t i = 0; i < list->size(); ++i) {
         ForeignObject alt((*list)[i], file, r->key_of(key) + "[" + std::to_string(i) + "]");
-        Resources a = read_resources(alt, setup, context);
+        Resources a = read_resources(alt, setup, context, &res);
         spot.insert(a.spot.value_or(res.spot.value_or(false)));
         for (const std::string& m : a.machines) {
           if (std::find(res.machines.begin(), res.machines.end(), m) == res.machines.end()) res.machines.push_back(m);
@@ -159,6 +168,7 @@ void import_skypilot(const nlohmann::json& json, const std::string& file, Import
         setup.set("config.pricing", "spot_with_fallback", file, r->key_of(key));  // spot, and on-demand when spot is gone
       } else if (spot.size() == 1) {
         res.spot = *spot.begin();
+        if (res.spot_key.empty()) res.spot_key = r->key_of(key);
       }
     }
     r->finish(setup, kNotRead);
@@ -168,7 +178,7 @@ void import_skypilot(const nlohmann::json& json, const std::string& file, Import
   } else if (res.machines.size() > 1) {
     setup.set("search.instances", res.machines, file, "resources");  // SkyPilot picks among them: so does plan
   }
-  if (res.spot && !setup.has("config.pricing")) setup.set("config.pricing", *res.spot ? "spot" : "on_demand", file, "resources.use_spot");
+  if (res.spot && !setup.has("config.pricing")) setup.set("config.pricing", *res.spot ? "spot" : "on_demand", file, res.spot_key);
   if (res.region) setup.set("config.region", *res.region, file, "resources.region");
   const std::optional<std::int64_t> nodes = doc.integer("num_nodes", 1, 100'000);
   if (nodes) setup.set("config.nodes", *nodes, file, "num_nodes");

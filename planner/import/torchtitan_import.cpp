@@ -4,6 +4,10 @@
 // [training] or [experimental] (2024) and under [parallelism] (2025-), `batch_size` and
 // `local_batch_size`, `compile` as a switch and as a [compile] table.
 
+#include <algorithm>
+#include <cctype>
+
+#include "planner/catalog/torchtitan_flavors.hpp"
 #include "planner/import/foreign_object.hpp"
 #include "planner/import/importers.hpp"
 
@@ -12,16 +16,6 @@ namespace preflight {
 namespace {
 
 const char* const kNotRead = "not modelled: does not change what fits or how fast in preflight's model";
-
-// torchtitan's Llama flavors are Meta's released architectures.
-std::optional<std::string> catalog_model(const std::string& name, const std::string& flavor) {
-  static const std::map<std::pair<std::string, std::string>, std::string> kFlavors{
-      {{"llama3", "8B"}, "llama-3.1-8b"},   {{"llama3", "70B"}, "llama-3.1-70b"}, {{"llama3", "405B"}, "llama-3.1-405b"},
-      {{"llama2", "7B"}, "llama-2-7b"},     {{"llama2", "13B"}, "llama-2-13b"},   {{"llama2", "70B"}, "llama-2-70b"}};
-  const auto it = kFlavors.find({name, flavor});
-  if (it == kFlavors.end()) return std::nullopt;
-  return it->second;
-}
 
 struct Degrees {
   std::int64_t replicate = 1, shard = -1, tp = 1, pp = 1;
@@ -133,11 +127,26 @@ void batch(ForeignObject& training, ForeignObject* par, const Degrees& d, Import
 void recompute(ForeignObject& doc, ImportedSetup& setup) {
   std::optional<ForeignObject> ac = doc.object("activation_checkpoint");
   if (!ac) return;
-  if (const std::optional<std::string> mode = ac->string("mode")) {
+  const std::optional<std::string> mode = ac->string("mode");
+  if (mode) {
     if (*mode != "none" && *mode != "selective" && *mode != "full") ac->fail("mode", "none, selective or full (memory_budget is not modelled)");
     setup.set("config.activation_checkpointing", *mode, ac->file(), ac->key_of("mode"));
   }
-  ac->ignore(setup, {"selective_ac_option", "per_op_sac_force_recompute_mm_shapes_by_fqns", "early_stop", "preserve_rng_state"},
+  // A number N checkpoints every N-th layer and keeps all of the others' activations (torchtitan:
+  // use_layer_sac = selective_ac_option.isdigit()); read as op-level selective it would undercount
+  // them, the unsafe direction, so it is refused.
+  if (const nlohmann::json* option = ac->take("selective_ac_option"); option != nullptr && !option->is_null() && mode == "selective") {
+    const std::string text = option->is_string() ? option->get<std::string>() : option->dump();
+    const bool every_nth = !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+    if (every_nth && text != "1") {
+      ac->fail("selective_ac_option", "\"op\" or 1 (checkpointing every " + text + "-th layer is not modelled: use mode full, or op)");
+    }
+    // Every layer checkpointed whole: full recompute.
+    if (every_nth && setup.has("config.activation_checkpointing")) {
+      setup.replace("config.activation_checkpointing", "full", ac->file(), ac->key_of("selective_ac_option"));
+    }
+  }
+  ac->ignore(setup, {"per_op_sac_force_recompute_mm_shapes_by_fqns", "early_stop", "preserve_rng_state"},
              "which operations selective recompute keeps: preflight's selective recompute is Korthikanti et al.'s");
   ac->finish(setup, kNotRead);
 }
@@ -153,22 +162,41 @@ void compile(ForeignObject& doc, ForeignObject& training, ImportedSetup& setup) 
   }
 }
 
+// float8: [model] converters = ["float8"] (or the string "float8"; "quantize.linear.float8" in later
+// torchtitan), or [float8] enable_float8_linear in the first layouts. Its recipe tables tune what the
+// converter does: details when float8 is on, nothing when it is off.
 void float8(ForeignObject& doc, ForeignObject* model, ForeignObject& training, ImportedSetup& setup) {
+  bool on = false;
   if (const std::optional<bool> old = training.boolean("enable_fp8_linear"); old && *old) {
     setup.set("training.precision", "fp8", training.file(), training.key_of("enable_fp8_linear"));
-  }
-  if (std::optional<ForeignObject> f = doc.object("float8")) {
-    if (const std::optional<bool> on = f->boolean("enable_float8_linear"); on && *on) {
-      setup.set("training.precision", "fp8", f->file(), f->key_of("enable_float8_linear"));
-    }
-    f->finish(setup, "float8 recipe details: preflight models tensorwise-scaled float8 GEMMs");
+    on = true;
   }
   if (model != nullptr) {
-    if (const nlohmann::json* converters = model->take("converters"); converters != nullptr && converters->is_array()) {
-      for (const nlohmann::json& c : *converters) {
-        if (c == "float8") setup.set("training.precision", "fp8", model->file(), model->key_of("converters"));
+    if (const nlohmann::json* converters = model->take("converters"); converters != nullptr && !converters->is_null()) {
+      const nlohmann::json list = converters->is_array() ? *converters : nlohmann::json::array({*converters});
+      for (const nlohmann::json& c : list) {
+        const std::string name = c.is_string() ? c.get<std::string>() : c.dump();
+        if (name == "float8" || name == "quantize.linear.float8") {
+          setup.set("training.precision", "fp8", model->file(), model->key_of("converters"));
+          on = true;
+        } else {
+          setup.ignore(model->file(), model->key_of("converters"),
+                       "not modelled: the " + name + " converter (MX formats, quantized grouped GEMMs): read as bf16 GEMMs");
+        }
       }
     }
+  }
+  if (std::optional<ForeignObject> f = doc.object("float8")) {
+    if (const std::optional<bool> enabled = f->boolean("enable_float8_linear"); enabled && *enabled) {
+      setup.set("training.precision", "fp8", f->file(), f->key_of("enable_float8_linear"));
+      on = true;
+    }
+    f->finish(setup, on ? "float8 recipe details: preflight models tensorwise-scaled float8 GEMMs"
+                        : "float8 settings with float8 off (no float8 converter): the GEMMs are bf16");
+  }
+  if (std::optional<ForeignObject> q = doc.object("quantize")) {
+    q->finish(setup, on ? "float8 recipe details: preflight models tensorwise-scaled float8 GEMMs"
+                        : "quantization settings with no converter using them: the GEMMs are bf16");
   }
 }
 
@@ -193,7 +221,7 @@ void import_torchtitan(const nlohmann::json& json, const std::string& file, Impo
       // Variants of a flavor ("70B_flex_flash": FlexAttention) keep its architecture.
       const std::string base = flavor->substr(0, flavor->find('_'));
       if (base != *flavor) setup.note(file + ": model.flavor " + *flavor + " read as " + *name + " " + base + " (the same architecture)");
-      const std::optional<std::string> id = catalog_model(*name, base);
+      const std::optional<std::string> id = catalog_model_of_flavor(*name, base);
       if (!id) model->fail("flavor", "a flavor in preflight's catalog: llama3 8B, 70B or 405B; llama2 7B, 13B or 70B");
       set_model(setup, *id, file, model->key_of("flavor"), context);
     }

@@ -3,9 +3,12 @@
 // the model arguments scripts parse beside them (model_name_or_path): as a JSON file
 // (HfArgumentParser.parse_json_file), a YAML recipe (alignment-handbook, TRL) or a command line.
 
+#include <algorithm>
+
 #include "planner/import/foreign_object.hpp"
 #include "planner/import/fsdp_import.hpp"
 #include "planner/import/importers.hpp"
+#include "planner/io/json_reader.hpp"
 
 namespace preflight {
 
@@ -33,13 +36,16 @@ void batch(ForeignObject& a, ImportedSetup& setup) {
   }
   if (const auto accum = a.integer("gradient_accumulation_steps", 1, 1'000'000)) {
     setup.set("config.grad_accum", *accum, a.file(), a.key_of("gradient_accumulation_steps"));
+  } else if (setup.has("config.micro_batch") && !a.has("gradient_accumulation_steps")) {
+    // TrainingArguments' default: no accumulation.
+    setup.set("config.grad_accum", 1, a.file(), a.key_of("gradient_accumulation_steps") + " (not given: the Trainer's default, 1)");
   }
   // max_steps -1 (the default) means "train num_train_epochs".
   if (const auto steps = a.integer("max_steps", -1, 1'000'000'000'000); steps && *steps > 0) {
     setup.set("training.steps", *steps, a.file(), a.key_of("max_steps"));
   }
   // TRL's SFTConfig: max_seq_length before 0.20, max_length after; scripts' block_size and model_max_length.
-  for (const char* key : {"max_seq_length", "max_length", "block_size", "model_max_length"}) {
+  for (const char* key : {"max_seq_length", "max_length", "block_size", "model_max_length", "cutoff_len"}) {
     if (const auto len = a.integer(key, 1, 10'000'000)) setup.set("training.seq_len", *len, a.file(), a.key_of(key));
   }
 }
@@ -48,7 +54,13 @@ void sharding(ForeignObject& a, ImportedSetup& setup, const ImportContext& conte
   if (const nlohmann::json* fsdp = a.take("fsdp")) import_fsdp_options(*fsdp, a.file(), a.key_of("fsdp"), setup);
   if (const nlohmann::json* config = a.take("fsdp_config"); config != nullptr && !config->is_null()) {
     if (config->is_string()) {
-      setup.merge(import_reference(config->get<std::string>(), a.file(), a.key_of("fsdp_config"), context));
+      // A JSON of FSDP keys (TrainingArguments reads it with json.load).
+      const ReferencedFile f = read_reference(config->get<std::string>(), a.file(), a.key_of("fsdp_config"), context);
+      if (!f.given) {
+        const nlohmann::json doc = io::parse_json(f.text, f.name);
+        ForeignObject c(doc, f.name, "");
+        import_fsdp_config(c, setup);
+      }
     } else {
       ForeignObject c(*config, a.file(), a.key_of("fsdp_config"));
       import_fsdp_config(c, setup);
@@ -56,7 +68,7 @@ void sharding(ForeignObject& a, ImportedSetup& setup, const ImportContext& conte
   }
   if (const nlohmann::json* ds = a.take("deepspeed"); ds != nullptr && !ds->is_null()) {
     if (ds->is_string()) {
-      setup.merge(import_reference(ds->get<std::string>(), a.file(), a.key_of("deepspeed"), context));
+      setup.merge(import_reference(ds->get<std::string>(), a.file(), a.key_of("deepspeed"), context, "DeepSpeed config"));
     } else {
       import_deepspeed(*ds, a.file() + " (" + a.key_of("deepspeed") + ")", setup, context);
     }
@@ -80,11 +92,55 @@ void adapters(ForeignObject& a, ImportedSetup& setup) {
   a.ignore(setup, {"load_in_8bit"}, "not modelled: 8-bit base weights (counted at 16 bits: memory is overestimated)");
 }
 
+// LLaMA-Factory's arguments (its FinetuningArguments and ModelArguments, read with the Trainer's).
+void llama_factory(ForeignObject& a, ImportedSetup& setup) {
+  // LLaMA-Factory checkpoints gradients unless told not to (its model loader calls
+  // gradient_checkpointing_enable when disable_gradient_checkpointing is false, the default).
+  const bool llama_factory_file = a.has("finetuning_type") || a.has("cutoff_len") || a.has("template") || a.has("stage");
+  if (llama_factory_file && !setup.has("config.activation_checkpointing")) {
+    const std::optional<bool> disabled = a.boolean("disable_gradient_checkpointing");
+    setup.set("config.activation_checkpointing", disabled && *disabled ? "none" : "full", a.file(),
+              a.key_of("disable_gradient_checkpointing") + (disabled ? "" : " (not given: LLaMA-Factory checkpoints)"));
+  }
+  const std::optional<std::string> type = a.string("finetuning_type");
+  const std::optional<std::int64_t> bits = a.integer("quantization_bit", 2, 16);
+  if (type) {
+    if (*type == "full") {
+      setup.set("training.method", "full", a.file(), a.key_of("finetuning_type"));
+    } else if (*type == "lora") {
+      setup.set("training.method", bits && *bits == 4 ? "qlora" : "lora", a.file(), a.key_of("finetuning_type"));
+      if (bits && *bits != 4) setup.ignore(a.file(), a.key_of("quantization_bit"), "not modelled: 8-bit base weights (counted at 16 bits: memory is overestimated)");
+      if (const auto r = a.integer("lora_rank", 1, 65536)) setup.set("training.lora.rank", *r, a.file(), a.key_of("lora_rank"));
+      if (const std::optional<std::string> t = a.string("lora_target")) {
+        // "all", or module names separated by commas.
+        nlohmann::json targets = nlohmann::json::array();
+        for (std::size_t start = 0; start <= t->size();) {
+          const std::size_t comma = std::min(t->find(',', start), t->size());
+          const std::string name = t->substr(start, comma - start);
+          if (!name.empty()) targets.push_back(name == "all" ? "all-linear" : name);
+          start = comma + 1;
+        }
+        setup.set("training.lora.targets", targets, a.file(), a.key_of("lora_target"));
+      }
+    } else {
+      a.fail("finetuning_type", "full or lora (freeze-tuning is not modelled)");
+    }
+  }
+  a.ignore(setup, {"lora_alpha", "lora_dropout"}, "scales or drops the adapters' update: no effect on memory or step time");
+  if (const std::optional<std::string> stage = a.string("stage"); stage && *stage != "sft" && *stage != "pt") {
+    setup.ignore(a.file(), a.key_of("stage"),
+                 "not modelled: " + *stage + " runs a reference (or reward) model beside the policy: memory and step time are underestimated");
+  }
+  a.ignore(setup, {"max_samples"}, "a cap per dataset, without the datasets' sizes: how much to train comes from max_steps or the scenario");
+}
+
 }  // namespace
 
 void import_training_args(const nlohmann::json& json, const std::string& file, const std::string& prefix, ImportedSetup& setup,
                           const ImportContext& context) {
   ForeignObject a(json, file, prefix);
+  // The Trainer is Hugging Face transformers' (with DeepSpeed or FSDP as the sharding).
+  setup.set("training.framework", "transformers", file, prefix.empty() ? "(TrainingArguments)" : "(a Trainer script's arguments)");
   batch(a, setup);
   precision(a, setup);
   if (const std::optional<bool> gc = a.boolean("gradient_checkpointing")) {
@@ -92,6 +148,7 @@ void import_training_args(const nlohmann::json& json, const std::string& file, c
   }
   sharding(a, setup, context);
   adapters(a, setup);
+  llama_factory(a, setup);
   if (const std::optional<bool> compile = a.boolean("torch_compile")) setup.set("training.torch_compile", *compile, file, a.key_of("torch_compile"));
   if (const std::optional<std::string> optim = a.string("optim")) {
     if (const std::optional<std::string> kind = optimizer_for(*optim)) {

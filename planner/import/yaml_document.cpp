@@ -138,13 +138,31 @@ class Converter {
       }
       case YAML::NodeType::Map: {
         nlohmann::json out = nlohmann::json::object();
+        std::vector<nlohmann::json> merged;
         for (const auto& entry : node) {
           const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : std::string("?");
+          // "<<: *base" (or a list of them): YAML 1.1's merge key, which PyYAML applies.
+          if (key == "<<" && entry.first.Tag() == "?") {
+            nlohmann::json m = convert(entry.second, depth + 1);
+            if (m.is_object()) merged.push_back(std::move(m));
+            if (m.is_array()) {
+              for (nlohmann::json& part : m) {
+                if (part.is_object()) merged.push_back(std::move(part));
+              }
+            }
+            continue;
+          }
           if (out.contains(key)) {
             throw InputError(file_, "line " + std::to_string(entry.first.Mark().line + 1), "the key \"" + key + "\" a second time",
                              "each key once in a mapping");
           }
           out[key] = convert(entry.second, depth + 1);
+        }
+        // The mapping's own keys win, then the first merged mapping's, and so on.
+        for (const nlohmann::json& m : merged) {
+          for (const auto& [k, v] : m.items()) {
+            if (!out.contains(k)) out[k] = v;
+          }
         }
         return out;
       }

@@ -1,5 +1,7 @@
 #include "planner/search/plan_search.hpp"
 
+#include "simulator/spec/errors.hpp"
+
 #include <chrono>
 
 #include "planner/search/candidate_search.hpp"
@@ -12,6 +14,12 @@ namespace preflight {
 Plan search_plan(const Scenario& scenario, const Catalog& catalog, const PlanOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   Plan plan = search_candidates(scenario, catalog, options);
+  // Fixed choices no machine and node count of the search can take are bad input, not a plan's "no".
+  if (plan.evaluated == 0 && !scenario.search.fixed.empty()) {
+    throw InputError(scenario.file.string(), "$.search.fixed", scenario.search.fixed.text(),
+                     "choices some searched machine and node count can take (search.instances, search.gpus, search.max_nodes; "
+                     "the layouts each stack ships)");
+  }
   if (plan.best) {
     plan.sensitivity = plan_sensitivity(*plan.best);
     plan.break_even = spot_break_even(scenario, plan);

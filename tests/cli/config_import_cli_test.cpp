@@ -130,9 +130,26 @@ TEST(FromFiles, AFileOfNoKnownFormatAndAMissingOneAreExitTwo) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no_such_file.json"), std::string::npos);
   // A file a config names that is not there: named with the key that names it.
-  r = in_source("check examples/from/scenario.json --from examples/from/hf_trainingargs_llamafactory_full_sft_ds3.yaml");
+  r = in_source("check examples/from/scenario.json --from tests/data/from/accelerate_missing_deepspeed_file.yaml");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("hf_trainingargs_llamafactory_full_sft_ds3.yaml: deepspeed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("accelerate_missing_deepspeed_file.yaml: deepspeed_config.deepspeed_config_file"), std::string::npos) << r.err;
+  // ... and one that names a file of another kind, or itself.
+  r = in_source("check examples/from/scenario.json --from tests/data/from/accelerate_names_itself.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("accelerate_names_itself.yaml: deepspeed_config.deepspeed_config_file"), std::string::npos) << r.err;
+}
+
+// TrainingArguments as JSON (HfArgumentParser.parse_json_file) read as the same recipe as YAML.
+TEST(FromFiles, TrainingArgumentsAsJsonReadAsTheSameRecipeInYaml) {
+  const test::CliResult json = in_source("check examples/from/scenario.json --from examples/from/hf_trainingargs_zephyr_sft_full.json --format json");
+  const test::CliResult yaml = in_source("check examples/from/scenario.json --from examples/from/hf_trainingargs_zephyr_sft_full.yaml --format json");
+  ASSERT_TRUE(json.exit_code == 0 || json.exit_code == 1) << json.err;
+  ASSERT_EQ(json.exit_code, yaml.exit_code);
+  nlohmann::json a = nlohmann::json::parse(json.out), b = nlohmann::json::parse(yaml.out);
+  EXPECT_EQ(a["imported"]["files"][0]["format"], "Hugging Face TrainingArguments");
+  a.erase("imported");
+  b.erase("imported");
+  EXPECT_EQ(a, b);
 }
 
 // The table report ends with what was read, and the keys left out with why.

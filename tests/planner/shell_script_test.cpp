@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "planner/import/shell_script.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight {
 namespace {
@@ -100,7 +101,13 @@ TEST(ShellScript, HostileScriptsStayBounded) {
   EXPECT_NO_THROW(parse_shell(open, "test.sh", {}));
   std::string quote = "A=\"\n";
   for (int i = 0; i < 100'000; ++i) quote += "x\n";
-  EXPECT_NO_THROW(parse_shell(quote, "test.sh", {}));
+  // bash stops with "unexpected EOF while looking for matching quote": a bad script, named by line.
+  try {
+    parse_shell(quote, "test.sh", {});
+    ADD_FAILURE() << "an unterminated quote was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.json_path(), "line 1");
+  }
 }
 
 }  // namespace
