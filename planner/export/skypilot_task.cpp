@@ -92,7 +92,7 @@ std::string skypilot_task_yaml(const ExportPlan& p) {
     y += "  job_recovery:\n    strategy: EAGER_NEXT_REGION\n    max_restarts_on_errors: 0\n";
   }
   y += "file_mounts:\n";
-  y += "  /checkpoints:  # a bucket: checkpoints outlive a reclaimed instance\n";
+  y += "  /checkpoints:  # a bucket: checkpoints outlive a reclaimed instance (bucket names are global: make it yours)\n";
   y += "    name: " + bucket + "\n    store: " + store_of(node.provider) + "\n    mode: MOUNT\n";
   y += "envs:\n  CHECKPOINT_DIR: /checkpoints\n";
   if (c.framework == Framework::megatron) y += "  DATA_PATH: \"\"  # a Megatron .bin/.idx prefix\n  TOKENIZER: \"\"  # a Hugging Face tokenizer id or path\n";

@@ -126,25 +126,30 @@ class Expander {
   }
 
  private:
-  static void skip_balanced(const std::string& text, std::size_t& i, char open, char close) {
+  // Moves i past the bracket opened at text[i] and its match; false when it is never closed (i at the end).
+  static bool skip_balanced(const std::string& text, std::size_t& i, char open, char close) {
     int d = 0;
     for (; i < text.size(); ++i) {
       if (text[i] == open) ++d;
       if (text[i] == close && --d == 0) {
         ++i;
-        return;
+        return true;
       }
     }
+    return false;
   }
 
   std::vector<std::string> braced(const std::string& text, std::size_t& i, std::size_t start, int depth) {
-    std::size_t j = i + 1;
-    while (j < text.size() && name_char(text[j])) ++j;
-    const std::string name = text.substr(i + 1, j - i - 1);
     std::size_t end = i;
-    skip_balanced(text, end, '{', '}');
-    const std::string inner = text.substr(i + 1, end - i - 2 < text.size() ? end - i - 2 : 0);
+    if (!skip_balanced(text, end, '{', '}')) {  // never closed: the rest is as written
+      i = text.size();
+      return {text.substr(start)};
+    }
+    const std::string inner = text.substr(i + 1, end - i - 2);
     i = end;
+    std::size_t j = 0;
+    while (j < inner.size() && name_char(inner[j])) ++j;
+    const std::string name = inner.substr(0, j);
     const std::string rest = inner.substr(name.size());
     if (rest == "[@]" || rest == "[*]") {
       if (const auto it = arrays_.find(name); it != arrays_.end()) return it->second;
@@ -173,7 +178,10 @@ class Expander {
 
   std::string arithmetic(const std::string& text, std::size_t& i, std::size_t start, int depth) {
     std::size_t end = i;
-    skip_balanced(text, end, '(', ')');
+    if (!skip_balanced(text, end, '(', ')')) {
+      i = text.size();
+      return text.substr(start);
+    }
     const std::string inner = text.substr(i + 2, end >= i + 4 ? end - i - 4 : 0);
     i = end;
     const std::string expanded = expand_all(inner, depth + 1);

@@ -82,6 +82,13 @@ TEST(ShellScript, WhatTheScriptLeavesUnsetStaysAsWritten) {
   EXPECT_EQ(first_command("torchrun --nnodes $SLURM_NNODES\n", {{"SLURM_NNODES", "4"}})[2], "4");
 }
 
+// An expansion never closed is text as written (bash: "bad substitution"), however it is cut.
+TEST(ShellScript, UnclosedExpansionsStayAsWritten) {
+  EXPECT_EQ(first_command("run ${DATA_A\n")[1], "${DATA_A");
+  EXPECT_EQ(first_command("run $((1 + \n")[1], "$((1");
+  EXPECT_EQ(first_command("run ${A:-${B}\n")[1], "${A:-${B}");
+}
+
 TEST(ShellScript, SbatchDirectivesAreReadAsWords) {
   const std::vector<std::string> d = sbatch_directives("#!/bin/bash\n#SBATCH --nodes=2  # two\n#SBATCH -N 2\n# SBATCH --off\n");
   EXPECT_EQ(d, (std::vector<std::string>{"--nodes=2", "-N", "2"}));
