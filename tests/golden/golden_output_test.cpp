@@ -33,11 +33,13 @@ class GoldenCheck : public ::testing::TestWithParam<std::string> {};
 
 // Every bundled scenario carries its own "config", so both commands run on it as users would.
 TEST_P(GoldenCheck, CheckAndSimulateTableAndJsonMatch) {
-  const std::string scenario = std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/" + GetParam() + ".json";
+  // Run from the checkout with a relative path: outputs that quote the scenario's file (an inline
+  // price's source) must not depend on where the checkout lies.
+  const std::string scenario = "scenarios/" + GetParam() + ".json";
   const fs::path golden = fs::path(PREFLIGHT_SOURCE_DIR) / "tests" / "golden";
   for (const std::string command : {"check", "simulate"}) {
     for (const std::string format : {"table", "json"}) {
-      const test::CliResult r = test::run_preflight(command + " " + scenario + " --format " + format);
+      const test::CliResult r = test::run_preflight_in(PREFLIGHT_SOURCE_DIR, command + " " + scenario + " --format " + format);
       ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
       test::compare_or_update(golden / (GetParam() + "." + command + "." + (format == "json" ? "json" : "txt")), r.out);
     }
@@ -95,14 +97,14 @@ void expect_mfu_under_the_ceiling(const nlohmann::json& plan, const nlohmann::js
 }
 
 TEST_P(GoldenCheck, PlanInEveryFormatMatches) {
-  const std::string scenario = std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/" + GetParam() + ".json";
+  const std::string scenario = "scenarios/" + GetParam() + ".json";  // relative, as above
   const fs::path golden = fs::path(PREFLIGHT_SOURCE_DIR) / "tests" / "golden";
   for (const std::string format : {"table", "json", "csv", "markdown"}) {
-    const test::CliResult r = test::run_preflight("plan " + scenario + " --format " + format);
+    const test::CliResult r = test::run_preflight_in(PREFLIGHT_SOURCE_DIR, "plan " + scenario + " --format " + format);
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
     const std::string extension = format == "table" ? "txt" : format == "markdown" ? "md" : format;
     test::compare_or_update(golden / (GetParam() + ".plan." + extension), format == "json" ? without_wall_time(r.out) : r.out);
-    if (format == "json") expect_mfu_under_the_ceiling(nlohmann::json::parse(r.out), read_json(scenario));
+    if (format == "json") expect_mfu_under_the_ceiling(nlohmann::json::parse(r.out), read_json(fs::path(PREFLIGHT_SOURCE_DIR) / scenario));
   }
 }
 
