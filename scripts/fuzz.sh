@@ -82,7 +82,7 @@ catalog_seeds() {
 seed_all() {
   seed scenario scenarios/*.json tests/data/tiny-llama-scenario.json tests/fuzz/seeds/scenario/*
   seed config tests/data/config_with_typo.json tests/fuzz/seeds/config/*
-  seed hf_config catalogs/models/*.json tests/data/tiny-llama-config.json tests/fuzz/seeds/hf_config/*
+  seed hf_config catalogs/models/*.json tests/data/tiny-llama-config.json tests/data/hf_configs/*/config.json tests/fuzz/seeds/hf_config/*
   catalog_seeds
   seed catalog tests/fuzz/seeds/catalog/*
   seed calibration_profile calibrate/profiles/*.json tests/fuzz/seeds/calibration_profile/*

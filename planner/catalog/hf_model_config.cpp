@@ -1,8 +1,10 @@
 #include "planner/catalog/hf_model_config.hpp"
 
 #include <iomanip>
+#include <set>
 #include <sstream>
 
+#include "planner/catalog/hf_model_families.hpp"
 #include "planner/io/json_reader.hpp"
 #include "simulator/spec/errors.hpp"
 
@@ -12,74 +14,10 @@ namespace {
 
 using io::ObjectReader;
 
-constexpr std::int64_t kMaxWidth = 1'000'000;
-constexpr std::int64_t kMaxLayers = 10'000;
-constexpr std::int64_t kMaxVocab = 10'000'000;
-constexpr std::int64_t kMaxPositions = 100'000'000;
 // Each key has its own bound, but their product is what the model counts in 64-bit integers
 // (parameter_count.hpp): 500 times the largest models trained so far, and a million times short of
 // what overflows.
 constexpr double kMaxParameters = 1e15;
-
-double dropout(ObjectReader& r, std::string_view key) {
-  return r.optional_number(key, {0.0, 1.0, false, "(a probability)"}).value_or(0.0);
-}
-
-ModelSpec gpt2_style(ObjectReader& r) {
-  ModelSpec m;
-  m.hidden = r.integer("n_embd", 1, kMaxWidth);
-  m.layers = r.integer("n_layer", 1, kMaxLayers);
-  m.heads = r.integer("n_head", 1, kMaxWidth);
-  m.kv_heads = m.heads;
-  m.vocab = r.integer("vocab_size", 1, kMaxVocab);
-  m.max_seq_len = r.integer("n_positions", 1, kMaxPositions);
-  // GPT-2's config leaves n_inner null for the default 4 * n_embd.
-  m.intermediate = (r.has("n_inner") && !r.raw("n_inner").is_null()) ? r.integer("n_inner", 1, kMaxWidth) : 4 * m.hidden;
-  m.tied_embeddings = r.optional_boolean("tie_word_embeddings").value_or(true);
-  m.learned_positions = true;
-  m.mlp = MlpKind::plain;
-  m.norm = NormKind::layer;
-  m.qkv_bias = m.o_bias = m.mlp_bias = true;
-  m.attention_dropout = dropout(r, "attn_pdrop");
-  m.hidden_dropout = dropout(r, "resid_pdrop");
-  if (m.hidden % m.heads != 0) r.fail("n_head", "a divisor of n_embd (" + std::to_string(m.hidden) + ")");
-  m.head_dim = m.hidden / m.heads;
-  return m;
-}
-
-ModelSpec llama_style(ObjectReader& r) {
-  ModelSpec m;
-  m.hidden = r.integer("hidden_size", 1, kMaxWidth);
-  m.layers = r.integer("num_hidden_layers", 1, kMaxLayers);
-  m.heads = r.integer("num_attention_heads", 1, kMaxWidth);
-  m.kv_heads = r.optional_integer("num_key_value_heads", 1, m.heads).value_or(m.heads);
-  m.intermediate = r.integer("intermediate_size", 1, 16 * kMaxWidth);
-  m.vocab = r.integer("vocab_size", 1, kMaxVocab);
-  m.max_seq_len = r.integer("max_position_embeddings", 1, kMaxPositions);
-  // Llama, Mistral, Mixtral and Qwen2 configs default to separate input and output embeddings.
-  m.tied_embeddings = r.optional_boolean("tie_word_embeddings").value_or(false);
-  m.mlp = MlpKind::gated;
-  m.norm = NormKind::rms;
-  const std::string model_type = r.optional_string("model_type").value_or("llama");
-  // Qwen2Attention hard-codes bias=True on q/k/v (no config key says so); Llama reads attention_bias.
-  const bool attention_bias = r.optional_boolean("attention_bias").value_or(false);
-  m.qkv_bias = attention_bias || model_type == "qwen2";
-  m.o_bias = attention_bias;
-  m.mlp_bias = r.optional_boolean("mlp_bias").value_or(false);
-  m.experts = r.optional_integer("num_local_experts", 1, 4096).value_or(1);
-  m.experts_per_token = r.optional_integer("num_experts_per_tok", 1, m.experts).value_or(1);
-  m.attention_dropout = dropout(r, "attention_dropout");
-  if (m.heads % m.kv_heads != 0) {
-    r.fail("num_key_value_heads", "a divisor of num_attention_heads (" + std::to_string(m.heads) + ")");
-  }
-  if (r.has("head_dim") && !r.raw("head_dim").is_null()) {
-    m.head_dim = r.integer("head_dim", 1, kMaxWidth);
-  } else {
-    if (m.hidden % m.heads != 0) r.fail("num_attention_heads", "a divisor of hidden_size (" + std::to_string(m.hidden) + ")");
-    m.head_dim = m.hidden / m.heads;
-  }
-  return m;
-}
 
 // At least the model's parameters, in floating point: every matrix and table with its biases, the
 // router and the norms (an upper bound, so nothing the model counts as an integer is larger).
@@ -89,27 +27,113 @@ double parameters_at_most(const ModelSpec& m) {
   const double kv = static_cast<double>(m.kv_heads) * static_cast<double>(m.head_dim);
   const double inter = static_cast<double>(m.intermediate);
   const double experts = static_cast<double>(m.experts);
-  const double attention = (h + 1.0) * (q + 2.0 * kv) + (q + 1.0) * h;
+  const double attention = (h + 1.0) * (q + 2.0 * kv) + (q + 1.0) * h + 2.0 * (q + kv) + static_cast<double>(m.heads);
   const double mlp = 3.0 * (h + 1.0) * (inter + 1.0) * experts;
-  const double per_layer = attention + mlp + h * experts + 4.0 * h;
-  const double tables = 2.0 * static_cast<double>(m.vocab) * h + static_cast<double>(m.max_seq_len) * h + 2.0 * h;
+  const double per_layer = attention + mlp + (h + 1.0) * experts + 8.0 * h;
+  const double vocab = static_cast<double>(m.vocab);
+  const double tables = 2.0 * vocab * (h + 1.0) + static_cast<double>(m.max_seq_len) * h + 4.0 * h;
   return static_cast<double>(m.layers) * per_layer + tables;
+}
+
+// Keys of every config that say nothing about the shapes preflight counts: not worth a warning
+// when a model_type preflight does not know is read by the generic keys.
+bool says_nothing_about_shapes(const std::string& key) {
+  static const std::set<std::string, std::less<>> keys{
+      "_name_or_path", "architectures", "auto_map", "bos_token_id", "eos_token_id", "pad_token_id", "torch_dtype", "dtype",
+      "transformers_version", "use_cache", "initializer_range", "hidden_act", "hidden_activation", "activation_function",
+      "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_eps", "rope_theta", "rope_scaling", "rope_parameters",
+      "partial_rotary_factor", "rotary_pct", "rotary_emb_base", "sliding_window", "use_sliding_window", "max_window_layers",
+      "pretraining_tp", "tokenizer_class", "quantization_config", "output_router_logits", "router_aux_loss_coef",
+      "router_z_loss_coef", "norm_topk_prob", "source", "as_of", "task_specific_params", "torchscript", "id2label",
+      "label2id", "attention_dropout", "hidden_dropout", "embd_pdrop", "resid_pdrop", "attn_pdrop", "logits_soft_cap",
+      "final_logit_softcapping", "attn_logit_softcapping", "query_pre_attn_scalar", "layer_types", "use_bias"};
+  return keys.contains(key);
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string s;
+  for (const std::string& i : items) s += (s.empty() ? "" : ", ") + i;
+  return s;
+}
+
+[[noreturn]] void refuse(const ObjectReader& r, std::string_view key, const std::string& value, const std::string& why) {
+  throw InputError(r.file(), r.path_of(key), value,
+                   "a decoder-only transformer (" + hf::family_names() + ", or another decoder by the Llama keys); " + why +
+                       ": not supported");
+}
+
+// One config object (the whole file, or a multimodal config's text_config) as `fallback_type` when
+// it names no model_type.
+ModelSpec read_one(ObjectReader& r, const std::string& fallback_type, std::vector<std::string>& notes) {
+  std::string type = r.has("model_type") ? r.string("model_type") : fallback_type;
+  // Configs written by hand (and the oldest ones) may name no type: GPT-2's keys, else the Llama
+  // keys with experts where it counts them.
+  if (type.empty() && r.has("n_embd")) type = "gpt2";
+  if (type.empty()) return hf::read_llama_keys(r);
+  if (const std::string why = hf::refusal(type); !why.empty()) refuse(r, "model_type", "\"" + type + "\"", type + " is " + why);
+  if (r.has("is_encoder_decoder") && r.raw("is_encoder_decoder").is_boolean() && r.raw("is_encoder_decoder").get<bool>()) {
+    refuse(r, "is_encoder_decoder", "true", "\"" + type + "\" is an encoder-decoder model");
+  }
+  ModelSpec m;
+  if (std::optional<ModelSpec> known = hf::read_family(r, type)) {
+    m = *known;
+  } else {
+    m = hf::read_llama_keys(r);
+    std::vector<std::string> unread;
+    for (const std::string& key : r.unread_keys()) {
+      if (key != "model_type" && !says_nothing_about_shapes(key)) unread.push_back(key);
+    }
+    notes.push_back("model_type \"" + type + "\" is not a family preflight knows: read as a Llama-style decoder by its " +
+                    "generic keys" + (unread.empty() ? std::string() : "; keys it did not interpret: " + joined(unread)));
+  }
+  m.architecture = type;
+  return m;
+}
+
+// A multimodal wrapper's language model when its text_config names no model_type.
+std::string text_tower_type(const std::string& wrapper) {
+  if (wrapper == "gemma3") return "gemma3_text";
+  if (wrapper == "mistral3") return "mistral";
+  return "llama";  // llava, llava_next and their kin wrap a Llama-family decoder
 }
 
 }  // namespace
 
-ModelSpec model_from_hf_config(const nlohmann::json& config, const std::string& id, const std::string& file,
-                               const std::string& path) {
+HfModel read_hf_model(const nlohmann::json& config, const std::string& id, const std::string& file, const std::string& path) {
+  if (!config.is_object()) throw InputError(file, path, io::describe(config), "a JSON object (a Hugging Face config.json)");
   ObjectReader r(config, file, path, ObjectReader::Keys::lenient);
-  ModelSpec m = r.has("n_embd") ? gpt2_style(r) : llama_style(r);
-  if (const double parameters = parameters_at_most(m); parameters > kMaxParameters) {
+  HfModel out;
+  if (r.has("text_config") && r.raw("text_config").is_object()) {
+    const std::string wrapper = r.has("model_type") ? r.string("model_type") : "";
+    if (const std::string why = hf::refusal(wrapper); !why.empty()) refuse(r, "model_type", "\"" + wrapper + "\"", wrapper + " is " + why);
+    ObjectReader text(r.raw("text_config"), file, r.path_of("text_config"), ObjectReader::Keys::lenient);
+    out.spec = read_one(text, text_tower_type(wrapper), out.notes);
+    std::string note = "counted: the language model (text_config, " + out.spec.architecture + ") of this " +
+                       (wrapper.empty() ? std::string("multimodal") : wrapper) + " config";
+    if (r.has("vision_config")) note += "; its vision tower (vision_config) is not counted: the plan trains the language model alone";
+    out.notes.push_back(note);
+  } else {
+    out.spec = read_one(r, "", out.notes);
+  }
+  if (const double parameters = parameters_at_most(out.spec); parameters > kMaxParameters) {
     std::ostringstream got;
     got << std::setprecision(3) << "a model of about " << parameters << " parameters";
     throw InputError(file, path, got.str(),
                      "at most 1e+15 parameters (the widths, layers, experts and vocabulary together)");
   }
-  m.id = id;
-  return m;
+  out.spec.id = id;
+  return out;
+}
+
+ModelSpec model_from_hf_config(const nlohmann::json& config, const std::string& id, const std::string& file,
+                               const std::string& path) {
+  return read_hf_model(config, id, file, path).spec;
+}
+
+std::string hf_model_name(const std::filesystem::path& file) {
+  const std::string folder = file.parent_path().filename().string();
+  if (file.stem() == "config" && !folder.empty() && folder != "." && folder != "..") return folder;
+  return file.stem().string();
 }
 
 }  // namespace preflight

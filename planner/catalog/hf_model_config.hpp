@@ -1,9 +1,13 @@
 #pragma once
-// Reads a Hugging Face config.json (Llama-family keys or GPT-2's n_embd/n_layer/n_head) into a
-// ModelSpec. Keys preflight does not use are ignored, as Hugging Face writes many; the keys it does
-// use are validated and a bad one is an InputError naming file and path.
+// Reads a Hugging Face config.json into a ModelSpec, per `model_type` as the transformers config
+// classes read it (their defaults where a key is absent): the families of hf_model_families.hpp.
+// Keys preflight does not use are ignored, as Hugging Face writes many; the keys it does use are
+// validated and a bad one is an InputError naming file and path. A model that is not a decoder-only
+// transformer (encoder-decoder, encoder-only, state-space, hybrid) is refused as "not supported".
 
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -11,7 +15,20 @@
 
 namespace preflight {
 
+struct HfModel {
+  ModelSpec spec;
+  // What the reader could not take as written: the tower counted of a multimodal config, the keys of
+  // an unknown model_type it did not interpret. Printed beside the parameter count.
+  std::vector<std::string> notes;
+};
+
+HfModel read_hf_model(const nlohmann::json& config, const std::string& id, const std::string& file, const std::string& path);
+
 ModelSpec model_from_hf_config(const nlohmann::json& config, const std::string& id, const std::string& file,
                                const std::string& path);
+
+// What to call the model of a config file: its folder's name when the file is the usual config.json
+// (models/Qwen3-8B/config.json is "Qwen3-8B"), else the file's stem.
+std::string hf_model_name(const std::filesystem::path& file);
 
 }  // namespace preflight

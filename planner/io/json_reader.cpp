@@ -336,6 +336,14 @@ std::vector<std::string> ObjectReader::keys() const {
   return keys;
 }
 
+std::vector<std::string> ObjectReader::unread_keys() const {
+  std::vector<std::string> keys;
+  for (const auto& item : object_->items()) {
+    if (!read_.contains(item.key())) keys.push_back(item.key());
+  }
+  return keys;
+}
+
 void ObjectReader::finish() const {
   if (keys_ == Keys::lenient) return;
   std::string known;

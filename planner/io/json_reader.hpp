@@ -91,6 +91,8 @@ class ObjectReader {
 
   // The object's own keys, for maps keyed by user data (read each with object()/number()).
   std::vector<std::string> keys() const;
+  // The object's keys no getter has read yet (in the object's order).
+  std::vector<std::string> unread_keys() const;
 
   // Rejects the first key (in sorted order) that no getter asked for.
   void finish() const;

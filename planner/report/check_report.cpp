@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "planner/report/model_summary.hpp"
 #include "planner/report/result_json.hpp"
 #include "planner/text/candidate_text.hpp"
 #include "planner/text/step_text.hpp"
@@ -71,13 +72,12 @@ void breakdown_table(std::ostringstream& out, const Evaluation& e) {
 
 std::string check_text(const CheckOutcome& o) {
   const Scenario& s = o.scenario;
-  const ParameterCount& params = s.workload.count();
   const StrategyConfig& c = o.given.config;
   std::ostringstream out;
   out << "preflight check: " << s.name << "\n";
-  out << "  model    " << s.model_source.description << ": " << grouped_digits(params.total()) << " parameters";
-  if (s.model().is_moe()) out << " (" << grouped_digits(params.active_per_token()) << " active per token)";
-  out << "\n  job      " << to_string(s.training().method) << ", " << to_string(s.training().precision) << ", "
+  const std::vector<std::string> model = model_lines(s);
+  for (std::size_t i = 0; i < model.size(); ++i) out << (i == 0 ? "  model    " : "           ") << model[i] << "\n";
+  out << "  job      " << to_string(s.training().method) << ", " << to_string(s.training().precision) << ", "
       << to_string(s.training().optimizer) << ", seq " << s.training().seq_len << ", global batch "
       << s.training().global_batch_sequences << " sequences\n";
   out << "  machine  " << c.nodes << " x " << o.node.id << " (" << o.node.gpus_per_node << " x " << o.node.gpu.id
@@ -122,11 +122,7 @@ std::string check_text(const CheckOutcome& o) {
 nlohmann::ordered_json check_json(const CheckOutcome& o) {
   nlohmann::ordered_json j;
   j["scenario"] = o.scenario.name;
-  const ParameterCount& params = o.scenario.workload.count();
-  j["model"] = {{"name", o.scenario.model_source.description},
-                {"source", o.scenario.model_source.source},
-                {"parameters", params.total()},
-                {"active_parameters", params.active_per_token()}};
+  j["model"] = model_json(o.scenario);
   j["config"] = config_json(o.given.config);
   j["memory"] = memory_json(o.given.memory, o.given.peak_from_timeline);
   j["step"] = o.given.step ? step_json(o.given, o.node, o.scenario.training()) : nlohmann::ordered_json(nullptr);

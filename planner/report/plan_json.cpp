@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "planner/report/plan_report.hpp"
+#include "planner/report/model_summary.hpp"
 #include "planner/report/result_json.hpp"
 
 namespace preflight {
@@ -24,6 +25,7 @@ std::int64_t count(const Plan& p, Verdict v) { return p.counts[static_cast<int>(
 std::string plan_json(const Scenario& s, const Plan& p, const RunOptions& o) {
   nlohmann::ordered_json j;
   j["scenario"] = p.scenario;
+  j["model"] = model_json(s);
   j["best"] = p.best ? entry_json(s, *p.best) : nlohmann::ordered_json(nullptr);
   j["alternatives"] = entries_json(s, p.alternatives);
   j["frontier"] = entries_json(s, p.frontier);

@@ -1,6 +1,7 @@
 #include "planner/report/plan_rows.hpp"
 
 #include <algorithm>
+#include "simulator/model/parameter_count.hpp"
 #include "simulator/spec/units.hpp"
 
 #include "planner/report/result_json.hpp"
@@ -108,11 +109,17 @@ std::vector<std::string> plan_summary(const Scenario& s, const Plan& p) {
                                               : "no deadline";
   constraints += s.constraints.budget_usd ? ", budget " + usd_text(*s.constraints.budget_usd) : ", no budget";
   constraints += ", VRAM headroom " + share_text(s.constraints.vram_headroom);
-  return {"model " + s.model().id + ", " + fixed(t.tokens / 1e9, 2) + "B tokens, seq " + std::to_string(t.seq_len) +
-              ", global batch " + std::to_string(t.global_batch_sequences) + " sequences",
-          constraints,
+  const ParameterCount& params = s.workload.count();
+  std::string model = "model " + s.model().id + " (" + grouped_digits(params.total()) + " parameters";
+  if (s.model().is_moe()) model += ", " + grouped_digits(params.active_per_token()) + " active per token";
+  std::vector<std::string> lines{model + "), " + fixed(t.tokens / 1e9, 2) + "B tokens, seq " + std::to_string(t.seq_len) +
+                                 ", global batch " + std::to_string(t.global_batch_sequences) + " sequences"};
+  for (const std::string& note : s.model_source.notes) lines.push_back("note: " + note);
+  lines.push_back(constraints);
+  lines.push_back(
           "searched " + thousands(p.evaluated) + " configurations on " + frameworks_text(searched_frameworks(s)) + ": " +
-              thousands(p.simulated) + " step simulations, " + thousands(p.monte_carlo_runs) + " Monte Carlo runs"};
+              thousands(p.simulated) + " step simulations, " + thousands(p.monte_carlo_runs) + " Monte Carlo runs");
+  return lines;
 }
 
 std::string rejection_counts(const Plan& p) {

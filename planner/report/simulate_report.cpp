@@ -1,5 +1,7 @@
 #include "planner/report/simulate_report.hpp"
 
+#include "planner/report/model_summary.hpp"
+
 #include <sstream>
 
 #include "planner/report/cost_lines.hpp"
@@ -26,6 +28,8 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
   std::ostringstream out;
   const StrategyConfig& c = e.config;
   out << "preflight simulate: " << s.name << "\n";
+  const std::vector<std::string> model = model_lines(s);
+  for (std::size_t i = 0; i < model.size(); ++i) out << (i == 0 ? "  model    " : "           ") << model[i] << "\n";
   out << "  machine  " << c.nodes << " x " << node.id << ", " << to_string(c.pricing) << " $"
       << fixed(r.price.usd_per_node_hour, 4) << "/h per node at " << where_text(r.price) << " (" << r.price.basis
       << (r.price.as_of.empty() ? "" : ", as of " + r.price.as_of) << "; " << source_text(r.price.source) << ")\n";
@@ -71,6 +75,7 @@ nlohmann::ordered_json simulate_json(const Scenario& s, const NodeSpec& node, co
                                      std::uint64_t seed, int trials) {
   nlohmann::ordered_json j;
   j["scenario"] = s.name;
+  j["model"] = model_json(s);
   j.update(result_json(e, r, node, s.training()));
   j["seed"] = seed;
   j["trials"] = trials;

@@ -299,8 +299,9 @@ NodeSpec read_cluster(const nlohmann::json& j, const Catalog& catalog, const std
 ModelSpec read_model(ObjectReader& r, const Catalog& catalog, const fs::path& scenario_file, ModelSource& source) {
   const nlohmann::json& m = r.raw("model");
   if (m.is_object()) {
-    source = {"inline", "scenario " + scenario_file.string()};
-    return model_from_hf_config(m, "inline", scenario_file.string(), r.path_of("model"));
+    HfModel read = read_hf_model(m, "inline", scenario_file.string(), r.path_of("model"));
+    source = {"inline", "scenario " + scenario_file.string(), read.notes};
+    return read.spec;
   }
   if (!m.is_string() || m.get<std::string>().empty()) {
     r.fail("model", "a catalog model id, a path to a Hugging Face config.json, or an inline config object");
@@ -308,7 +309,7 @@ ModelSpec read_model(ObjectReader& r, const Catalog& catalog, const fs::path& sc
   const std::string name = m.get<std::string>();
   if (catalog.has_model(name)) {
     CatalogModel cm = catalog.model(name);
-    source = {"catalog " + name, cm.source + " (as of " + cm.as_of + ")"};
+    source = {"catalog " + name, cm.source + " (as of " + cm.as_of + ")", {}};
     return cm.spec;
   }
   const bool looks_like_path = name.find('/') != std::string::npos || name.ends_with(".json");
@@ -318,8 +319,9 @@ ModelSpec read_model(ObjectReader& r, const Catalog& catalog, const fs::path& sc
   if (const std::string problem = io::input_file_problem(path); !problem.empty()) {
     r.fail("model", "a catalog model id or a readable config.json (" + path.string() + " is " + problem + ")");
   }
-  source = {"file " + path.string(), path.string()};
-  return model_from_hf_config(io::parse_file(path), path.stem().string(), path.string(), "$");
+  HfModel read = read_hf_model(io::parse_file(path), hf_model_name(path), path.string(), "$");
+  source = {"file " + path.string(), path.string(), read.notes};
+  return read.spec;
 }
 
 }  // namespace

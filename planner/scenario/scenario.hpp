@@ -79,6 +79,7 @@ struct EgressSpec {
 struct ModelSource {
   std::string description;  // "catalog llama-2-7b", "file path/config.json", "inline"
   std::string source;
+  std::vector<std::string> notes;  // what the config reader could not take as written (hf_model_config.hpp)
 };
 
 struct Scenario {

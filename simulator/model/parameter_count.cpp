@@ -23,11 +23,19 @@ ParameterCount count_parameters(const ModelSpec& m) {
   c.layers = m.layers;
   c.embedding = m.vocab * m.hidden;
   c.position_embedding = m.learned_positions ? m.max_seq_len * m.hidden : 0;
-  const std::int64_t norm_params = m.norm == NormKind::layer ? 2 * m.hidden : m.hidden;
-  c.norms_per_layer = 2 * norm_params;
+  const std::int64_t norm_params = m.norm == NormKind::layer ? 2 * m.hidden : m.norm == NormKind::rms ? m.hidden : 0;
+  const std::int64_t qk_norm_params = m.qk_norm == QkNorm::per_head ? 2 * m.head_dim
+                                      : m.qk_norm == QkNorm::whole  ? m.q_dim() + m.kv_dim()
+                                                                    : 0;
+  c.norms_per_layer = m.norms_per_layer * norm_params + qk_norm_params;
+  // An embedding norm sits beside the table: counted with it (it lives on the first pipeline stage).
+  c.embedding += m.embedding_norm ? norm_params : 0;
   c.final_norm = norm_params;
-  c.lm_head = m.tied_embeddings ? 0 : m.vocab * m.hidden;
-  c.router_per_layer = m.is_moe() ? m.hidden * m.experts : 0;
+  // Tied: the head is the embedding table (no model ties a head that has a bias).
+  c.lm_head = m.tied_embeddings ? 0 : m.vocab * m.hidden + (m.lm_head_bias ? m.vocab : 0);
+  c.router_per_layer = m.is_moe() ? (m.hidden + (m.router_bias ? 1 : 0)) * m.experts : 0;
+  // Attention sinks are a learned logit per head: with the attention's parameters.
+  const std::int64_t sinks = m.attention_sinks ? m.heads : 0;
 
   std::int64_t largest = std::max(c.embedding, c.lm_head);
   for (const LinearShape& l : layer_linears(m)) {
@@ -38,6 +46,7 @@ ParameterCount count_parameters(const ModelSpec& m) {
     largest = std::max(largest, l.params() / l.copies);
     c.largest_block_linear = std::max(c.largest_block_linear, l.in * l.out);
   }
+  c.attention_per_layer += sinks;
   c.largest_module = largest;
   c.mlp_active_per_layer = c.mlp_per_layer / m.experts * std::min(m.experts_per_token, m.experts);
   return c;

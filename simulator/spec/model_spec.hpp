@@ -13,12 +13,21 @@ enum class MlpKind {
 };
 
 enum class NormKind {
-  rms,   // RMSNorm: weight only
-  layer  // LayerNorm: weight and bias
+  rms,            // RMSNorm: weight only
+  layer,          // LayerNorm: weight and bias
+  parameter_free  // LayerNorm without an affine transform (OLMo 1)
+};
+
+// Norms on the attention's queries and keys, after their projections.
+enum class QkNorm {
+  none,
+  per_head,  // one RMSNorm of head_dim shared by the heads (Qwen3, Gemma 3)
+  whole      // one RMSNorm over all query and all key channels (OLMo 2)
 };
 
 struct ModelSpec {
   std::string id;
+  std::string architecture;  // Hugging Face model_type as read ("llama", "gemma2", ...); empty: built in code
   std::int64_t hidden = 0;
   std::int64_t layers = 0;
   std::int64_t heads = 0;
@@ -34,6 +43,14 @@ struct ModelSpec {
   bool qkv_bias = false;
   bool o_bias = false;
   bool mlp_bias = false;
+  // Hidden-wide norms in a block: 2 (before attention, before the MLP); 1 where attention and MLP
+  // read one norm in parallel (Phi-2, Falcon-7B); 4 where each also has a norm after it (Gemma 2, 3).
+  std::int64_t norms_per_layer = 2;
+  QkNorm qk_norm = QkNorm::none;
+  bool embedding_norm = false;   // a LayerNorm right after the token embedding (BLOOM)
+  bool lm_head_bias = false;     // Phi-1/1.5/2
+  bool router_bias = false;      // gpt-oss
+  bool attention_sinks = false;  // gpt-oss: one learned logit per head and layer
   std::int64_t experts = 1;             // MoE experts per layer (1 = dense)
   std::int64_t experts_per_token = 1;   // top-k routing
   double attention_dropout = 0.0;

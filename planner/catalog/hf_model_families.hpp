@@ -1,0 +1,29 @@
+#pragma once
+// The Hugging Face model families preflight reads, each as its transformers config class reads its
+// config.json (key names, aliases and the defaults of absent keys), and the architectures it refuses.
+
+#include <optional>
+#include <string>
+
+#include "planner/io/json_reader.hpp"
+#include "simulator/spec/model_spec.hpp"
+
+namespace preflight::hf {
+
+// The model of `r` read as `model_type`; nullopt when preflight does not know the type. A known type
+// whose config says something preflight does not model throws an InputError saying "not supported".
+std::optional<ModelSpec> read_family(io::ObjectReader& r, const std::string& model_type);
+
+// The Llama keys every decoder-only config of the family tree writes (hidden_size, num_hidden_layers,
+// num_attention_heads, num_key_value_heads, head_dim, intermediate_size, vocab_size,
+// max_position_embeddings, tie_word_embeddings, attention_bias, mlp_bias): how an unknown model_type
+// is read.
+ModelSpec read_llama_keys(io::ObjectReader& r);
+
+// Why `model_type` is refused ("an encoder-decoder model", ...), or empty when it is not.
+std::string refusal(const std::string& model_type);
+
+// The families read, for messages.
+const std::string& family_names();
+
+}  // namespace preflight::hf
