@@ -34,14 +34,19 @@ const std::vector<std::string>& linear_names() {
   return names;
 }
 
-// Module names as users write them: Llama names, GPT-2 names, Mixtral's expert names, all-linear.
+// Module names as users write them (PEFT's target_modules): Llama names, all-linear, and each
+// family's own names for the same matrices: GPT-2 (c_attn, c_proj, c_fc), Mixtral's experts (w1, w2,
+// w3), GPT-NeoX, Falcon and BLOOM (query_key_value, dense, dense_h_to_4h, dense_4h_to_h), Phi-2 (dense,
+// fc1, fc2), Phi-3 (qkv_proj, gate_up_proj).
 std::vector<std::string> expand_target(const std::string& t) {
   if (t == "all-linear" || t == "all_linear") return linear_names();
-  if (t == "c_attn") return {"q_proj", "k_proj", "v_proj"};
+  if (t == "c_attn" || t == "query_key_value" || t == "qkv_proj") return {"q_proj", "k_proj", "v_proj"};
   if (t == "c_proj") return {"o_proj", "down_proj"};
-  if (t == "c_fc" || t == "w3") return {"up_proj"};
+  if (t == "dense") return {"o_proj"};
+  if (t == "gate_up_proj") return {"gate_proj", "up_proj"};
+  if (t == "c_fc" || t == "w3" || t == "dense_h_to_4h" || t == "fc1") return {"up_proj"};
   if (t == "w1") return {"gate_proj"};
-  if (t == "w2") return {"down_proj"};
+  if (t == "w2" || t == "dense_4h_to_h" || t == "fc2") return {"down_proj"};
   const auto& n = linear_names();
   if (std::find(n.begin(), n.end(), t) != n.end()) return {t};
   return {};
@@ -63,7 +68,8 @@ LoraSpec read_lora(ObjectReader& r) {
       if (expanded.empty()) {
         throw InputError(l->file(), l->path_of("targets") + "[" + std::to_string(i) + "]", "\"" + given[i] + "\"",
                          "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear "
-                         "(or GPT-2's c_attn, c_proj, c_fc; Mixtral's w1, w2, w3)");
+                         "(or GPT-2's c_attn, c_proj, c_fc; Mixtral's w1, w2, w3; GPT-NeoX's, Falcon's and BLOOM's "
+                         "query_key_value, dense, dense_h_to_4h, dense_4h_to_h; Phi's fc1, fc2; Phi-3's qkv_proj, gate_up_proj)");
       }
       for (const std::string& e : expanded) {
         if (std::find(lora.targets.begin(), lora.targets.end(), e) == lora.targets.end()) lora.targets.push_back(e);

@@ -16,10 +16,14 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // The bundled LoRA scenario (its targets exist in every Llama-tree family) on `model`'s config.
-fs::path scenario_on(const std::string& model, const std::string& name) {
+fs::path scenario_on(const std::string& model, const std::string& name, const json& targets = nullptr) {
   const fs::path source = fs::path(PREFLIGHT_SOURCE_DIR);
   json s = json::parse(test::read_text(source / "scenarios" / "llama3.1-8b-lora-chat-sft.json"));
   s["model"] = (source / "tests" / "data" / "hf_configs" / model / "config.json").string();
+  if (!targets.is_null()) {
+    s["training"]["lora"]["targets"] = targets;
+    s["training"]["seq_len"] = 2048;  // Falcon-7B's max_position_embeddings
+  }
   const fs::path dir = test::scratch_dir(name);
   test::write_text(dir / "scenario.json", s.dump(2));
   return dir / "scenario.json";
@@ -72,6 +76,20 @@ TEST(ModelConfigCli, EncoderDecodersAndStateSpaceModelsExitTwoAsNotSupported) {
     EXPECT_EQ(r.out, "");
     fs::remove_all(scenario.parent_path());
   }
+}
+
+// PEFT's target_modules in a family's own module names are the same matrices as all-linear.
+TEST(ModelConfigCli, LoraTargetsInAFamilysOwnModuleNames) {
+  const auto check = [](const json& targets, const std::string& name) {
+    const fs::path scenario = scenario_on("falcon-7b", name, targets);
+    const test::CliResult r = test::run_preflight("check " + scenario.string() + " --format json");
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+    fs::remove_all(scenario.parent_path());
+    return json::parse(r.out).at("memory").at("detail_bytes");
+  };
+  const json native = check({"query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"}, "lora-falcon-native");
+  EXPECT_EQ(native, check({"all-linear"}, "lora-falcon-all"));
+  EXPECT_NE(native, check({"query_key_value"}, "lora-falcon-qkv"));
 }
 
 }  // namespace
