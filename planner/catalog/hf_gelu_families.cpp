@@ -31,19 +31,17 @@ ModelSpec named_like_llama(ObjectReader& r, bool tied_default) {
 // Every linear has a bias only when `bias` is true; the MLP is dense_h_to_4h, GELU, dense_4h_to_h.
 ModelSpec falcon_keys(ObjectReader& r, bool new_architecture_default) {
   ModelSpec m;
-  m.hidden = aliased_int(r, {"hidden_size", "n_embed"}, 1, kMaxWidth);
+  m.hidden = aliased_int(r, {"n_embed", "hidden_size"}, 1, kMaxWidth);  // the config classes let n_embed win
   m.layers = aliased_int(r, {"num_hidden_layers", "n_layer"}, 1, kMaxLayers);
   m.heads = aliased_int(r, {"num_attention_heads", "n_head"}, 1, kMaxWidth);
   const bool new_architecture = flag(r, "new_decoder_architecture", new_architecture_default);
   const bool multi_query = flag(r, "multi_query", true);
   const bool parallel = flag(r, "parallel_attn", true);
-  if (new_architecture) {
-    m.kv_heads = aliased_int(r, {"num_kv_heads", "n_head_kv"}, 1, m.heads, m.heads);
-    m.norms_per_layer = optional_int(r, "num_ln_in_parallel_attn", 1, 2).value_or(2);
-  } else {
-    m.kv_heads = multi_query ? 1 : m.heads;
-    m.norms_per_layer = parallel ? 1 : 2;
-  }
+  m.kv_heads = new_architecture ? aliased_int(r, {"num_kv_heads", "n_head_kv"}, 1, m.heads, m.heads) : multi_query ? 1 : m.heads;
+  // FalconDecoderLayer: without parallel attention two norms; with it two (ln_attn, ln_mlp) when
+  // num_ln_in_parallel_attn is 2 (its default under the new architecture), else one.
+  const std::int64_t parallel_norms = optional_int(r, "num_ln_in_parallel_attn", 0, kMaxLayers).value_or(new_architecture ? 2 : 1);
+  m.norms_per_layer = !parallel || parallel_norms == 2 ? 2 : 1;
   m.intermediate = optional_int(r, "ffn_hidden_size", 1, 16 * kMaxWidth).value_or(4 * m.hidden);
   m.vocab = r.integer("vocab_size", 1, kMaxVocab);
   m.max_seq_len = optional_int(r, "max_position_embeddings", 1, kMaxPositions).value_or(2048);
@@ -107,6 +105,28 @@ ModelSpec phi(ObjectReader& r) {
   return m;
 }
 
+// Starcoder2Config: q/k/v/o and the two-matrix MLP (c_fc, c_proj) biased as use_bias says,
+// LayerNorms, grouped key-value heads; its class defaults for absent keys.
+ModelSpec starcoder2(ObjectReader& r) {
+  ModelSpec m;
+  m.hidden = optional_int(r, "hidden_size", 1, kMaxWidth).value_or(3072);
+  m.layers = optional_int(r, "num_hidden_layers", 1, kMaxLayers).value_or(30);
+  m.heads = optional_int(r, "num_attention_heads", 1, kMaxWidth).value_or(24);
+  m.kv_heads = optional_int(r, "num_key_value_heads", 1, kMaxWidth).value_or(2);
+  m.intermediate = optional_int(r, "intermediate_size", 1, 16 * kMaxWidth).value_or(12288);
+  m.vocab = optional_int(r, "vocab_size", 1, kMaxVocab).value_or(49152);
+  m.max_seq_len = optional_int(r, "max_position_embeddings", 1, kMaxPositions).value_or(4096);
+  m.tied_embeddings = flag(r, "tie_word_embeddings", true);
+  m.mlp = MlpKind::plain;
+  m.norm = NormKind::layer;
+  m.qkv_bias = m.o_bias = m.mlp_bias = flag(r, "use_bias", true);
+  m.attention_dropout = dropout(r, "attention_dropout");
+  m.hidden_dropout = dropout(r, "residual_dropout");
+  check_kv_heads(r, m, "num_key_value_heads");
+  set_head_dim(r, m, std::nullopt, "num_attention_heads");
+  return m;
+}
+
 ModelSpec falcon(ObjectReader& r) { return falcon_keys(r, false); }
 // The first Falcon configs, before transformers took the family in: RefinedWebModel is the 7B
 // layout, RefinedWeb (40B) the new decoder architecture.
@@ -117,14 +137,14 @@ ModelSpec refined_web(ObjectReader& r) { return falcon_keys(r, true); }
 // q/k/v, a 4x GELU MLP with biases, the head tied to the embedding.
 ModelSpec bloom(ObjectReader& r) {
   ModelSpec m;
-  m.hidden = aliased_int(r, {"hidden_size", "n_embed"}, 1, kMaxWidth);
+  m.hidden = aliased_int(r, {"n_embed", "hidden_size"}, 1, kMaxWidth);  // the config classes let n_embed win
   m.layers = aliased_int(r, {"n_layer", "num_hidden_layers"}, 1, kMaxLayers);
   m.heads = aliased_int(r, {"n_head", "num_attention_heads"}, 1, kMaxWidth);
   m.kv_heads = m.heads;
   m.intermediate = 4 * m.hidden;
   m.vocab = r.integer("vocab_size", 1, kMaxVocab);
   m.max_seq_len = kMaxPositions;
-  m.tied_embeddings = true;
+  m.tied_embeddings = flag(r, "tie_word_embeddings", true);
   m.mlp = MlpKind::plain;
   m.norm = NormKind::layer;
   m.embedding_norm = true;

@@ -46,7 +46,7 @@ bool says_nothing_about_shapes(const std::string& key) {
       "pretraining_tp", "tokenizer_class", "quantization_config", "output_router_logits", "router_aux_loss_coef",
       "router_z_loss_coef", "norm_topk_prob", "source", "as_of", "task_specific_params", "torchscript", "id2label",
       "label2id", "attention_dropout", "hidden_dropout", "embd_pdrop", "resid_pdrop", "attn_pdrop", "logits_soft_cap",
-      "final_logit_softcapping", "attn_logit_softcapping", "query_pre_attn_scalar", "layer_types", "use_bias"};
+      "final_logit_softcapping", "attn_logit_softcapping", "query_pre_attn_scalar", "layer_types"};
   return keys.contains(key);
 }
 
@@ -78,13 +78,21 @@ ModelSpec read_one(ObjectReader& r, const std::string& fallback_type, std::vecto
   if (std::optional<ModelSpec> known = hf::read_family(r, type)) {
     m = *known;
   } else {
+    // Keys that say the model has parts preflight does not model: refused, not read as dense.
+    for (const char* key : {"kv_lora_rank", "q_lora_rank", "n_shared_experts", "shared_expert_intermediate_size",
+                            "first_k_dense_replace", "n_routed_experts", "moe_layer_freq", "mlp_only_layers"}) {
+      if (r.has(key) && !r.raw(key).is_null()) {
+        refuse(r, key, io::describe(r.raw(key)),
+               "\"" + type + "\" has " + key + " (latent attention, shared experts or dense layers among expert layers)");
+      }
+    }
     m = hf::read_llama_keys(r);
     std::vector<std::string> unread;
     for (const std::string& key : r.unread_keys()) {
       if (key != "model_type" && !says_nothing_about_shapes(key)) unread.push_back(key);
     }
-    notes.push_back("model_type \"" + type + "\" is not a family preflight knows: read as a Llama-style decoder by its " +
-                    "generic keys" + (unread.empty() ? std::string() : "; keys it did not interpret: " + joined(unread)));
+    notes.push_back("model_type \"" + type + "\" is not a family preflight knows: read as a Llama-style decoder (gated MLP, " +
+                    "RMSNorm, biases only where attention_bias or mlp_bias say) by its generic keys" + (unread.empty() ? std::string() : "; keys it did not interpret: " + joined(unread)));
   }
   m.architecture = type;
   return m;

@@ -15,12 +15,23 @@ namespace {
 
 using io::ObjectReader;
 
+// A config class's defaults for the shape keys. transformers writes a nested text_config without the
+// keys that equal them (recursive_diff_dict), and reads any absent key as them.
+struct Shape {
+  std::int64_t hidden = 0;
+  std::int64_t intermediate = 0;
+  std::int64_t layers = 0;
+  std::int64_t heads = 0;
+  std::optional<std::int64_t> kv_heads;  // absent: as many as the heads
+  std::int64_t vocab = 0;
+  std::int64_t positions = 0;
+};
+
 // How a Llama-tree family differs from Llama's config class where a key is absent.
 struct LlamaDefaults {
+  std::optional<Shape> shape;  // none: every shape key required (a config naming no model_type)
   bool tied = false;
   std::optional<std::int64_t> head_dim;     // Gemma 256, Qwen3 128; else hidden / heads
-  std::optional<std::int64_t> vocab;        // Gemma 3's text_config may leave it out
-  std::optional<std::int64_t> positions;
   bool attention_bias = false;
   bool qkv_bias_always = false;             // Qwen2Attention: bias=True on q/k/v whatever the config says
   bool mlp_bias = false;
@@ -39,13 +50,16 @@ struct LlamaDefaults {
 
 ModelSpec llama_tree(ObjectReader& r, const LlamaDefaults& d) {
   ModelSpec m;
-  m.hidden = r.integer("hidden_size", 1, kMaxWidth);
-  m.layers = r.integer("num_hidden_layers", 1, kMaxLayers);
-  m.heads = r.integer("num_attention_heads", 1, kMaxWidth);
-  m.kv_heads = optional_int(r, "num_key_value_heads", 1, m.heads).value_or(m.heads);
-  m.vocab = d.vocab ? optional_int(r, "vocab_size", 1, kMaxVocab).value_or(*d.vocab) : r.integer("vocab_size", 1, kMaxVocab);
-  m.max_seq_len = d.positions ? optional_int(r, "max_position_embeddings", 1, kMaxPositions).value_or(*d.positions)
-                              : r.integer("max_position_embeddings", 1, kMaxPositions);
+  const auto shape_key = [&](std::string_view name, std::int64_t max, std::int64_t Shape::*field) {
+    return d.shape ? optional_int(r, name, 1, max).value_or((*d.shape).*field) : r.integer(name, 1, max);
+  };
+  m.hidden = shape_key("hidden_size", kMaxWidth, &Shape::hidden);
+  m.layers = shape_key("num_hidden_layers", kMaxLayers, &Shape::layers);
+  m.heads = shape_key("num_attention_heads", kMaxWidth, &Shape::heads);
+  const std::optional<std::int64_t> kv_default = d.shape ? d.shape->kv_heads : std::nullopt;
+  m.kv_heads = optional_int(r, "num_key_value_heads", 1, kMaxWidth).value_or(kv_default.value_or(m.heads));
+  m.vocab = shape_key("vocab_size", kMaxVocab, &Shape::vocab);
+  m.max_seq_len = shape_key("max_position_embeddings", kMaxPositions, &Shape::positions);
   m.tied_embeddings = flag(r, "tie_word_embeddings", d.tied);
   m.mlp = MlpKind::gated;
   m.norm = d.norm;
@@ -67,8 +81,11 @@ ModelSpec llama_tree(ObjectReader& r, const LlamaDefaults& d) {
       if (optional_int(r, key, 1, kMaxExperts).value_or(1) > 1) r.fail(key, "1 or absent: this model_type builds no experts");
     }
   }
-  m.intermediate = d.expert_width ? optional_int(r, d.expert_width_key, 1, 16 * kMaxWidth).value_or(*d.expert_width)
-                                  : r.integer(d.expert_width_key, 1, 16 * kMaxWidth);
+  const std::optional<std::int64_t> width = d.expert_width ? d.expert_width
+                                            : d.shape ? std::optional<std::int64_t>(d.shape->intermediate)
+                                                      : std::nullopt;
+  m.intermediate = width ? optional_int(r, d.expert_width_key, 1, 16 * kMaxWidth).value_or(*width)
+                         : r.integer(d.expert_width_key, 1, 16 * kMaxWidth);
   m.attention_dropout = dropout(r, "attention_dropout");
   check_kv_heads(r, m, "num_key_value_heads");
   set_head_dim(r, m, d.head_dim, "num_attention_heads");
@@ -79,7 +96,8 @@ ModelSpec llama_tree(ObjectReader& r, const LlamaDefaults& d) {
 // mlp_only_layers put dense MLPs among them, which preflight's uniform layers do not model.
 ModelSpec qwen3_moe(ObjectReader& r) {
   LlamaDefaults d;
-  d.head_dim = 128;
+  d.shape = Shape{2048, 6144, 24, 32, 4, 151936, 32768};
+  // Qwen3MoeConfig has no head_dim: the attention takes the config's, else hidden / heads.
   d.qk_norm = QkNorm::per_head;
   d.experts_key = "num_experts";
   d.experts = 128;
@@ -101,9 +119,24 @@ ModelSpec qwen3_moe(ObjectReader& r) {
 
 using Reader = ModelSpec (*)(ObjectReader&);
 
-ModelSpec llama(ObjectReader& r) { return llama_tree(r, {}); }
+ModelSpec llama(ObjectReader& r) {
+  LlamaDefaults d;
+  d.shape = Shape{4096, 11008, 32, 32, std::nullopt, 32000, 2048};
+  return llama_tree(r, d);
+}
+ModelSpec mistral(ObjectReader& r) {
+  LlamaDefaults d;
+  d.shape = Shape{4096, 14336, 32, 32, 8, 32000, 4096 * 32};
+  return llama_tree(r, d);
+}
+ModelSpec phi3(ObjectReader& r) {
+  LlamaDefaults d;
+  d.shape = Shape{3072, 8192, 32, 32, std::nullopt, 32064, 4096};
+  return llama_tree(r, d);
+}
 ModelSpec mixtral(ObjectReader& r) {
   LlamaDefaults d;
+  d.shape = Shape{4096, 14336, 32, 32, 8, 32000, 4096 * 32};
   d.experts_key = "num_local_experts";
   d.experts = 8;
   d.experts_per_token = 2;
@@ -111,23 +144,27 @@ ModelSpec mixtral(ObjectReader& r) {
 }
 ModelSpec qwen2(ObjectReader& r) {
   LlamaDefaults d;
+  d.shape = Shape{4096, 22016, 32, 32, 32, 151936, 32768};
   d.qkv_bias_always = true;
   return llama_tree(r, d);
 }
 ModelSpec qwen3(ObjectReader& r) {
   LlamaDefaults d;
+  d.shape = Shape{4096, 22016, 32, 32, 32, 151936, 32768};
   d.head_dim = 128;
   d.qk_norm = QkNorm::per_head;
   return llama_tree(r, d);
 }
 ModelSpec gemma(ObjectReader& r) {
   LlamaDefaults d;
+  d.shape = Shape{3072, 24576, 28, 16, 16, 256000, 8192};
   d.tied = true;
   d.head_dim = 256;
   return llama_tree(r, d);
 }
 ModelSpec gemma2(ObjectReader& r) {
   LlamaDefaults d;
+  d.shape = Shape{2304, 9216, 26, 8, 4, 256000, 8192};
   d.tied = true;
   d.head_dim = 256;
   d.norms_per_layer = 4;  // input, post-attention, pre- and post-feedforward
@@ -135,27 +172,29 @@ ModelSpec gemma2(ObjectReader& r) {
 }
 ModelSpec gemma3_text(ObjectReader& r) {
   LlamaDefaults d;
+  d.shape = Shape{2304, 9216, 26, 8, 4, 262208, 131072};
   d.tied = true;
   d.head_dim = 256;
-  d.vocab = 262208;
-  d.positions = 131072;
   d.norms_per_layer = 4;
   d.qk_norm = QkNorm::per_head;
   return llama_tree(r, d);
 }
 ModelSpec olmo(ObjectReader& r) {
   LlamaDefaults d;
+  d.shape = Shape{4096, 11008, 32, 32, std::nullopt, 50304, 2048};
   d.norm = NormKind::parameter_free;  // OlmoLayerNorm: no weight, no bias
   return llama_tree(r, d);
 }
 ModelSpec olmo2(ObjectReader& r) {
   LlamaDefaults d;
+  d.shape = Shape{4096, 11008, 32, 32, std::nullopt, 50304, 2048};
   d.norms_per_layer = 2;      // after attention and after the MLP (none before)
   d.qk_norm = QkNorm::whole;  // q_norm over heads x head_dim, k_norm over kv_heads x head_dim
   return llama_tree(r, d);
 }
 ModelSpec phimoe(ObjectReader& r) {
   LlamaDefaults d;
+  d.shape = Shape{4096, 6400, 32, 32, 8, 32064, 4096 * 32};
   d.norm = NormKind::layer;
   d.experts_key = "num_local_experts";
   d.experts = 16;
@@ -166,6 +205,7 @@ ModelSpec phimoe(ObjectReader& r) {
 // router, a learned sink logit per head.
 ModelSpec gpt_oss(ObjectReader& r) {
   LlamaDefaults d;
+  d.shape = Shape{2880, 2880, 36, 64, 8, 201088, 131072};
   d.head_dim = 64;
   d.attention_bias = true;
   d.mlp_bias = true;
@@ -180,12 +220,12 @@ ModelSpec gpt_oss(ObjectReader& r) {
 
 const std::map<std::string, Reader, std::less<>>& readers() {
   static const std::map<std::string, Reader, std::less<>> table{
-      {"llama", llama},         {"mistral", llama},       {"phi3", llama},          {"mixtral", mixtral},
+      {"llama", llama},         {"mistral", mistral},     {"phi3", phi3},          {"mixtral", mixtral},
       {"qwen2", qwen2},         {"qwen3", qwen3},         {"qwen3_moe", qwen3_moe}, {"gemma", gemma},
       {"gemma2", gemma2},       {"gemma3_text", gemma3_text}, {"olmo", olmo},     {"olmo2", olmo2},
       {"phimoe", phimoe},       {"gpt_oss", gpt_oss},     {"gpt2", gpt2},           {"gpt_neox", gpt_neox},
       {"phi", phi},             {"falcon", falcon},       {"RefinedWebModel", falcon}, {"RefinedWeb", refined_web},
-      {"bloom", bloom},
+      {"bloom", bloom},         {"starcoder2", starcoder2},
   };
   return table;
 }

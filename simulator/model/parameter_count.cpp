@@ -31,8 +31,8 @@ ParameterCount count_parameters(const ModelSpec& m) {
   // An embedding norm sits beside the table: counted with it (it lives on the first pipeline stage).
   c.embedding += m.embedding_norm ? norm_params : 0;
   c.final_norm = norm_params;
-  // Tied: the head is the embedding table (no model ties a head that has a bias).
-  c.lm_head = m.tied_embeddings ? 0 : m.vocab * m.hidden + (m.lm_head_bias ? m.vocab : 0);
+  // Tied: the head's weight is the embedding table; a bias of its own stays (Phi's lm_head.bias).
+  c.lm_head = (m.tied_embeddings ? 0 : m.vocab * m.hidden) + (m.lm_head_bias ? m.vocab : 0);
   c.router_per_layer = m.is_moe() ? (m.hidden + (m.router_bias ? 1 : 0)) * m.experts : 0;
   // Attention sinks are a learned logit per head: with the attention's parameters.
   const std::int64_t sinks = m.attention_sinks ? m.heads : 0;

@@ -44,7 +44,7 @@ StageLayout stage_layout(const Workload& w, const Parallelism& p) {
   const double layers = static_cast<double>(s.layers_per_stage) * static_cast<double>(n.per_layer());
   const double first = static_cast<double>(n.embedding + n.position_embedding);
   // The last stage computes logits: with tied embeddings from its own copy of the table.
-  const double last = static_cast<double>(n.final_norm + (n.lm_head > 0 ? n.lm_head : n.embedding));
+  const double last = static_cast<double>(n.final_norm + n.lm_head + (m.tied_embeddings ? n.embedding : 0));
   const double stage = p.pp == 1 ? static_cast<double>(n.total()) : layers + std::max(first, last);
   s.param_share = stage / static_cast<double>(p.tp) / static_cast<double>(n.total());
   const double pp = static_cast<double>(p.pp);

@@ -129,7 +129,8 @@ TEST_P(HfFamily, CountsTheModelTransformersBuilds) {
 INSTANTIATE_TEST_SUITE_P(
     Published, HfFamily,
     ::testing::Values(
-        // Published totals: Falcon-7B 6.92 B (Hub metadata 6,921,720,704); GPT-NeoX-20B 20,554,567,680
+        // Published totals: Falcon-7B 6.92 B with its head tied (the Hub's safetensors keep a separate
+        // lm_head copy: 7.22 B stored); GPT-NeoX-20B 20,554,567,680
         // (Black et al. 2022, Table 1: 20.55 B); Phi-2 2.78 B; BLOOM 176,247,271,424 (BigScience 2022);
         // Gemma 7B 8.54 B; Gemma 2 9B 9.24 B; Qwen3-8B 8.2 B; Qwen3-30B-A3B 30.5 B total, 3.3 B active;
         // gpt-oss-20b 20.91 B total, 3.61 B active without the 0.58 B embedding table (OpenAI's model
@@ -241,6 +242,77 @@ TEST(HfFamily, ADenseFamilyWithAnExpertCountIsRefused) {
     FAIL() << "read";
   } catch (const InputError& e) {
     EXPECT_EQ(e.json_path(), "$.num_experts");
+  }
+}
+
+// transformers writes a nested text_config without the keys equal to its class's defaults
+// (recursive_diff_dict): llava-1.5-7b-hf's says only its positions, type and vocabulary.
+TEST(HfFamily, ATextConfigTakesItsClassDefaultsForWhatItLeavesOut) {
+  const nlohmann::json j = nlohmann::json::parse(R"({
+    "architectures": ["LlavaForConditionalGeneration"], "ignore_index": -100, "image_token_index": 32000,
+    "model_type": "llava", "projector_hidden_act": "gelu",
+    "text_config": {"_name_or_path": "lmsys/vicuna-7b-v1.5", "architectures": ["LlamaForCausalLM"],
+                    "max_position_embeddings": 4096, "model_type": "llama", "rms_norm_eps": 1e-05,
+                    "torch_dtype": "float16", "vocab_size": 32064},
+    "vision_config": {"hidden_size": 1024, "image_size": 336, "model_type": "clip_vision_model"},
+    "vision_feature_layer": -2, "vocab_size": 32064})");
+  const HfModel m = read_hf_model(j, "llava-1.5-7b-hf", "config.json", "$");
+  // LlamaConfig's defaults: hidden 4096, intermediate 11008, 32 layers, 32 heads (Vicuna-7B's shape).
+  const i64 h = 4096;
+  EXPECT_EQ(count_parameters(m.spec).total(), 32 * (4 * h * h + 3 * h * 11008 + 2 * h) + 2 * 32064 * h + h);
+  EXPECT_EQ(m.spec.max_seq_len, 4096);
+}
+
+TEST(HfFamily, QwenMoeWithoutHeadDimTakesHiddenOverHeads) {
+  nlohmann::json j = io::parse_file(config_of("Qwen3-30B-A3B"));
+  j.erase("head_dim");  // Qwen3MoeConfig has none of its own: the attention takes hidden / heads
+  EXPECT_EQ(read_hf_model(j, "x", "config.json", "$").spec.head_dim, 2048 / 32);
+}
+
+TEST(HfFamily, FalconNormsFollowItsDecoderLayer) {
+  nlohmann::json j = io::parse_file(config_of("falcon-7b"));
+  j["parallel_attn"] = false;  // input_layernorm and post_attention_layernorm
+  EXPECT_EQ(count_parameters(read_hf_model(j, "x", "config.json", "$").spec).total(), falcon_7b() + 32 * 2 * 4544);
+  j["parallel_attn"] = true;
+  j["num_ln_in_parallel_attn"] = 2;  // ln_attn and ln_mlp, old layout or not
+  EXPECT_EQ(count_parameters(read_hf_model(j, "x", "config.json", "$").spec).total(), falcon_7b() + 32 * 2 * 4544);
+}
+
+TEST(HfFamily, ATiedHeadKeepsItsBias) {
+  nlohmann::json j = io::parse_file(config_of("phi-2"));
+  j["tie_word_embeddings"] = true;  // the weight is the embedding's; lm_head.bias stays
+  EXPECT_EQ(count_parameters(read_hf_model(j, "x", "config.json", "$").spec).total(), phi_2() - 51200 * 2560);
+}
+
+TEST(HfFamily, BloomsNEmbedWinsOverHiddenSize) {
+  nlohmann::json j = io::parse_file(config_of("bloom"));
+  j["hidden_size"] = 64;  // BloomConfig: hidden_size = n_embed when n_embed is given
+  EXPECT_EQ(read_hf_model(j, "x", "config.json", "$").spec.hidden, 14336);
+}
+
+TEST(HfFamily, StarCoder2IsATwoMatrixMlpWithBiases) {
+  // starcoder2-15b's shape: 48 heads of 128, 4 key-value heads, use_bias, untied.
+  const nlohmann::json j = {{"model_type", "starcoder2"}, {"hidden_size", 6144}, {"intermediate_size", 24576},
+                            {"num_hidden_layers", 40}, {"num_attention_heads", 48}, {"num_key_value_heads", 4},
+                            {"vocab_size", 49152}, {"max_position_embeddings", 16384}, {"use_bias", true},
+                            {"tie_word_embeddings", false}};
+  const i64 h = 6144, kv = 4 * 128, i = 24576;
+  const i64 layer = (h * h + h) + 2 * (h * kv + kv) + (h * h + h) + (h * i + i) + (i * h + h) + 2 * 2 * h;
+  EXPECT_EQ(count_parameters(read_hf_model(j, "x", "config.json", "$").spec).total(), 40 * layer + 2 * 49152 * h + 2 * h);
+}
+
+TEST(HfFamily, AnUnknownTypeWithPartsPreflightDoesNotModelIsRefused) {
+  // GLM-4.5's MoE (glm4_moe) has shared experts and dense first layers: not read as a dense model.
+  nlohmann::json j = io::parse_file(config_of("Qwen3-8B"));
+  j["model_type"] = "glm4_moe";
+  j["n_routed_experts"] = 160;
+  j["first_k_dense_replace"] = 3;
+  try {
+    read_hf_model(j, "x", "config.json", "$");
+    FAIL() << "read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not supported"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("glm4_moe"), std::string::npos) << e.what();
   }
 }
 
