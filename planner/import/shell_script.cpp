@@ -418,8 +418,9 @@ class Parser {
   bool array_assignment(const std::string& text) {
     std::size_t i = text.find_first_not_of(" \t");
     if (i == std::string::npos) return false;
-    for (const char* keyword : {"export ", "declare -a ", "local ", "readonly "}) {
-      if (text.compare(i, std::string(keyword).size(), keyword) == 0) i = text.find_first_not_of(' ', i + std::string(keyword).size());
+    for (const std::string_view keyword : {"export ", "declare -a ", "local ", "readonly "}) {
+      if (i == std::string::npos) break;  // a keyword and nothing after it ("declare -a ")
+      if (text.compare(i, keyword.size(), keyword) == 0) i = text.find_first_not_of(' ', i + keyword.size());
     }
     if (i == std::string::npos || !name_start(text[i])) return false;
     std::size_t j = i;

@@ -89,6 +89,14 @@ TEST(ShellScript, UnclosedExpansionsStayAsWritten) {
   EXPECT_EQ(first_command("run ${A:-${B}\n")[1], "${A:-${B}");
 }
 
+// A declaration keyword with nothing after it is a command like any other, not a read past the end
+// (found by config_import_fuzzer: "declare -a " then a line break; tests/fuzz/regressions/config_import/).
+TEST(ShellScript, ADeclarationKeywordAloneIsNoArray) {
+  // The keyword alone declares nothing; the launch after it is the first command.
+  EXPECT_EQ(first_command("declare -a \ntorchrun train.py\n"), (Words{"torchrun", "train.py"}));
+  EXPECT_EQ(first_command("export \nlocal \n"), Words{});
+}
+
 TEST(ShellScript, SbatchDirectivesAreReadAsWords) {
   const std::vector<std::string> d = sbatch_directives("#!/bin/bash\n#SBATCH --nodes=2  # two\n#SBATCH -N 2\n# SBATCH --off\n");
   EXPECT_EQ(d, (std::vector<std::string>{"--nodes=2", "-N", "2"}));
