@@ -1,8 +1,7 @@
 #include "planner/catalog/hf_model_families.hpp"
 
-#include <array>
-#include <initializer_list>
 #include <map>
+#include <set>
 #include <string_view>
 
 #include "planner/catalog/hf_config_keys.hpp"
@@ -22,18 +21,18 @@ struct Shape {
   std::int64_t intermediate = 0;
   std::int64_t layers = 0;
   std::int64_t heads = 0;
-  std::optional<std::int64_t> kv_heads;  // absent: as many as the heads
+  std::optional<std::int64_t> kv_heads = std::nullopt;  // absent: as many as the heads
   std::int64_t vocab = 0;
   std::int64_t positions = 0;
 };
 
 // How a Llama-tree family differs from Llama's config class where a key is absent.
 struct LlamaDefaults {
-  std::optional<Shape> shape;  // none: every shape key required (a config naming no model_type)
+  std::optional<Shape> shape = std::nullopt;  // none: every shape key required (a config naming no model_type)
   bool tied = false;
-  std::optional<std::int64_t> head_dim;     // Gemma 256, Qwen3 128; else hidden / heads
+  std::optional<std::int64_t> head_dim = std::nullopt;  // Gemma 256, Qwen3 128; else hidden / heads
   bool attention_bias = false;
-  bool qkv_bias_always = false;             // Qwen2Attention: bias=True on q/k/v whatever the config says
+  bool qkv_bias_always = false;             // q/k/v biased whatever attention_bias says
   bool mlp_bias = false;
   NormKind norm = NormKind::rms;
   std::int64_t norms_per_layer = 2;
@@ -42,7 +41,7 @@ struct LlamaDefaults {
   std::int64_t experts = 1;                 // the class default of experts_key
   std::int64_t experts_per_token = 1;
   const char* expert_width_key = "intermediate_size";  // moe_intermediate_size (Qwen3-MoE)
-  std::optional<std::int64_t> expert_width;
+  std::optional<std::int64_t> expert_width = std::nullopt;
   bool router_bias = false;
   bool attention_sinks = false;
   bool lm_head_bias = false;
@@ -92,140 +91,67 @@ ModelSpec llama_tree(ObjectReader& r, const LlamaDefaults& d) {
   return m;
 }
 
+// Each Llama-tree family: its config class's defaults for absent keys (transformers'
+// models/<type>/configuration_<type>.py, the __init__ keyword defaults) and how its modeling code
+// differs from Llama's. Designated initializers in LlamaDefaults' order.
+const std::map<std::string, LlamaDefaults, std::less<>>& llama_tree_families() {
+  using S = Shape;
+  static const std::map<std::string, LlamaDefaults, std::less<>> table{
+      {"llama", {.shape = S{4096, 11008, 32, 32, std::nullopt, 32000, 2048}}},
+      {"mistral", {.shape = S{4096, 14336, 32, 32, 8, 32000, 4096 * 32}}},
+      {"phi3", {.shape = S{3072, 8192, 32, 32, std::nullopt, 32064, 4096}}},
+      {"mixtral",
+       {.shape = S{4096, 14336, 32, 32, 8, 32000, 4096 * 32}, .experts_key = "num_local_experts", .experts = 8, .experts_per_token = 2}},
+      // Qwen2Attention: bias=True on q/k/v whatever the config says.
+      {"qwen2", {.shape = S{4096, 22016, 32, 32, 32, 151936, 32768}, .qkv_bias_always = true}},
+      {"qwen3", {.shape = S{4096, 22016, 32, 32, 32, 151936, 32768}, .head_dim = 128, .qk_norm = QkNorm::per_head}},
+      // Qwen3MoeConfig has no head_dim: the attention takes the config's, else hidden / heads.
+      {"qwen3_moe",
+       {.shape = S{2048, 6144, 24, 32, 4, 151936, 32768}, .qk_norm = QkNorm::per_head, .experts_key = "num_experts",
+        .experts = 128, .experts_per_token = 8, .expert_width_key = "moe_intermediate_size", .expert_width = 768}},
+      {"gemma", {.shape = S{3072, 24576, 28, 16, 16, 256000, 8192}, .tied = true, .head_dim = 256}},
+      // Gemma 2 and 3: norms before and after attention and the MLP.
+      {"gemma2", {.shape = S{2304, 9216, 26, 8, 4, 256000, 8192}, .tied = true, .head_dim = 256, .norms_per_layer = 4}},
+      {"gemma3_text",
+       {.shape = S{2304, 9216, 26, 8, 4, 262208, 131072}, .tied = true, .head_dim = 256, .norms_per_layer = 4,
+        .qk_norm = QkNorm::per_head}},
+      // OlmoLayerNorm: no weight, no bias.
+      {"olmo", {.shape = S{4096, 11008, 32, 32, std::nullopt, 50304, 2048}, .norm = NormKind::parameter_free}},
+      // OLMo 2: norms after attention and after the MLP (none before); q_norm over heads x head_dim,
+      // k_norm over kv_heads x head_dim.
+      {"olmo2", {.shape = S{4096, 11008, 32, 32, std::nullopt, 50304, 2048}, .qk_norm = QkNorm::whole}},
+      {"phimoe",
+       {.shape = S{4096, 6400, 32, 32, 8, 32064, 4096 * 32}, .norm = NormKind::layer, .experts_key = "num_local_experts",
+        .experts = 16, .experts_per_token = 2}},
+      // GptOssConfig: biased q/k/v/o, experts with biases (gate_up_proj_bias, down_proj_bias), a
+      // biased router, a learned sink logit per head.
+      {"gpt_oss",
+       {.shape = S{2880, 2880, 36, 64, 8, 201088, 131072}, .head_dim = 64, .attention_bias = true, .mlp_bias = true,
+        .experts_key = "num_local_experts", .experts = 128, .experts_per_token = 4, .router_bias = true,
+        .attention_sinks = true}},
+  };
+  return table;
+}
+
 // Qwen3-MoE as transformers builds it: every layer sparse unless decoder_sparse_step or
 // mlp_only_layers put dense MLPs among them, which preflight's uniform layers do not model.
-ModelSpec qwen3_moe(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{2048, 6144, 24, 32, 4, 151936, 32768};
-  // Qwen3MoeConfig has no head_dim: the attention takes the config's, else hidden / heads.
-  d.qk_norm = QkNorm::per_head;
-  d.experts_key = "num_experts";
-  d.experts = 128;
-  d.experts_per_token = 8;
-  d.expert_width_key = "moe_intermediate_size";
-  d.expert_width = 768;
-  ModelSpec m = llama_tree(r, d);
-  if (r.has("intermediate_size")) r.raw("intermediate_size");  // the width of dense layers, when there are any
+void check_every_layer_sparse(ObjectReader& r) {
   const std::int64_t step = optional_int(r, "decoder_sparse_step", 1, kMaxLayers).value_or(1);
   const bool dense_layers = r.has("mlp_only_layers") && r.raw("mlp_only_layers").is_array() && !r.raw("mlp_only_layers").empty();
-  if (step != 1 || dense_layers) {
-    throw InputError(r.file(), r.path_of(step != 1 ? "decoder_sparse_step" : "mlp_only_layers"),
-                     io::describe(r.raw(step != 1 ? "decoder_sparse_step" : "mlp_only_layers")),
-                     "every layer sparse (decoder_sparse_step 1, no mlp_only_layers): dense layers among "
-                     "expert layers are not supported yet");
-  }
-  return m;
+  if (step == 1 && !dense_layers) return;
+  const char* key = step != 1 ? "decoder_sparse_step" : "mlp_only_layers";
+  throw InputError(r.file(), r.path_of(key), io::describe(r.raw(key)),
+                   "every layer sparse (decoder_sparse_step 1, no mlp_only_layers): dense layers among "
+                   "expert layers are not supported yet");
 }
 
 using Reader = ModelSpec (*)(ObjectReader&);
 
-ModelSpec llama(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{4096, 11008, 32, 32, std::nullopt, 32000, 2048};
-  return llama_tree(r, d);
-}
-ModelSpec mistral(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{4096, 14336, 32, 32, 8, 32000, 4096 * 32};
-  return llama_tree(r, d);
-}
-ModelSpec phi3(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{3072, 8192, 32, 32, std::nullopt, 32064, 4096};
-  return llama_tree(r, d);
-}
-ModelSpec mixtral(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{4096, 14336, 32, 32, 8, 32000, 4096 * 32};
-  d.experts_key = "num_local_experts";
-  d.experts = 8;
-  d.experts_per_token = 2;
-  return llama_tree(r, d);
-}
-ModelSpec qwen2(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{4096, 22016, 32, 32, 32, 151936, 32768};
-  d.qkv_bias_always = true;
-  return llama_tree(r, d);
-}
-ModelSpec qwen3(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{4096, 22016, 32, 32, 32, 151936, 32768};
-  d.head_dim = 128;
-  d.qk_norm = QkNorm::per_head;
-  return llama_tree(r, d);
-}
-ModelSpec gemma(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{3072, 24576, 28, 16, 16, 256000, 8192};
-  d.tied = true;
-  d.head_dim = 256;
-  return llama_tree(r, d);
-}
-ModelSpec gemma2(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{2304, 9216, 26, 8, 4, 256000, 8192};
-  d.tied = true;
-  d.head_dim = 256;
-  d.norms_per_layer = 4;  // input, post-attention, pre- and post-feedforward
-  return llama_tree(r, d);
-}
-ModelSpec gemma3_text(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{2304, 9216, 26, 8, 4, 262208, 131072};
-  d.tied = true;
-  d.head_dim = 256;
-  d.norms_per_layer = 4;
-  d.qk_norm = QkNorm::per_head;
-  return llama_tree(r, d);
-}
-ModelSpec olmo(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{4096, 11008, 32, 32, std::nullopt, 50304, 2048};
-  d.norm = NormKind::parameter_free;  // OlmoLayerNorm: no weight, no bias
-  return llama_tree(r, d);
-}
-ModelSpec olmo2(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{4096, 11008, 32, 32, std::nullopt, 50304, 2048};
-  d.norms_per_layer = 2;      // after attention and after the MLP (none before)
-  d.qk_norm = QkNorm::whole;  // q_norm over heads x head_dim, k_norm over kv_heads x head_dim
-  return llama_tree(r, d);
-}
-ModelSpec phimoe(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{4096, 6400, 32, 32, 8, 32064, 4096 * 32};
-  d.norm = NormKind::layer;
-  d.experts_key = "num_local_experts";
-  d.experts = 16;
-  d.experts_per_token = 2;
-  return llama_tree(r, d);
-}
-// GptOssConfig: biased q/k/v/o, experts with biases (gate_up_proj_bias, down_proj_bias), a biased
-// router, a learned sink logit per head.
-ModelSpec gpt_oss(ObjectReader& r) {
-  LlamaDefaults d;
-  d.shape = Shape{2880, 2880, 36, 64, 8, 201088, 131072};
-  d.head_dim = 64;
-  d.attention_bias = true;
-  d.mlp_bias = true;
-  d.experts_key = "num_local_experts";
-  d.experts = 128;
-  d.experts_per_token = 4;
-  d.router_bias = true;
-  d.attention_sinks = true;
-  if (r.has("experts_per_token")) r.raw("experts_per_token");  // the same as num_experts_per_tok
-  return llama_tree(r, d);
-}
-
-const std::map<std::string, Reader, std::less<>>& readers() {
+// The families with a two-matrix GELU MLP (hf_gelu_families.hpp).
+const std::map<std::string, Reader, std::less<>>& gelu_readers() {
   static const std::map<std::string, Reader, std::less<>> table{
-      {"llama", llama},         {"mistral", mistral},     {"phi3", phi3},          {"mixtral", mixtral},
-      {"qwen2", qwen2},         {"qwen3", qwen3},         {"qwen3_moe", qwen3_moe}, {"gemma", gemma},
-      {"gemma2", gemma2},       {"gemma3_text", gemma3_text}, {"olmo", olmo},     {"olmo2", olmo2},
-      {"phimoe", phimoe},       {"gpt_oss", gpt_oss},     {"gpt2", gpt2},           {"gpt_neox", gpt_neox},
-      {"phi", phi},             {"falcon", falcon},       {"RefinedWebModel", falcon}, {"RefinedWeb", refined_web},
-      {"bloom", bloom},         {"starcoder2", starcoder2},
+      {"gpt2", gpt2},     {"gpt_neox", gpt_neox},        {"phi", phi},                {"falcon", falcon},
+      {"bloom", bloom},   {"RefinedWebModel", falcon},   {"RefinedWeb", refined_web}, {"starcoder2", starcoder2},
   };
   return table;
 }
@@ -233,9 +159,12 @@ const std::map<std::string, Reader, std::less<>>& readers() {
 }  // namespace
 
 std::optional<ModelSpec> read_family(ObjectReader& r, const std::string& model_type) {
-  const auto it = readers().find(model_type);
-  if (it == readers().end()) return std::nullopt;
-  return it->second(r);
+  if (const auto it = gelu_readers().find(model_type); it != gelu_readers().end()) return it->second(r);
+  const auto it = llama_tree_families().find(model_type);
+  if (it == llama_tree_families().end()) return std::nullopt;
+  ModelSpec m = llama_tree(r, it->second);
+  if (model_type == "qwen3_moe") check_every_layer_sparse(r);
+  return m;
 }
 
 ModelSpec read_llama_keys(ObjectReader& r) {
@@ -249,8 +178,11 @@ ModelSpec read_llama_keys(ObjectReader& r) {
 
 const std::string& family_names() {
   static const std::string names = [] {
+    std::set<std::string> all;
+    for (const auto& entry : gelu_readers()) all.insert(entry.first);
+    for (const auto& entry : llama_tree_families()) all.insert(entry.first);
     std::string s;
-    for (const auto& [name, reader] : readers()) s += (s.empty() ? "" : ", ") + name;
+    for (const std::string& name : all) s += (s.empty() ? "" : ", ") + name;
     return s;
   }();
   return names;

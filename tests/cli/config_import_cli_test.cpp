@@ -77,6 +77,9 @@ struct BadFile {
 
 std::ostream& operator<<(std::ostream& out, const BadFile& b) { return out << b.from; }
 
+// One bad file, named with `key` in the message.
+BadFile bad(const std::string& file, const std::string& key) { return {"--from " + file, file, key}; }
+
 class FromBadInput : public ::testing::TestWithParam<BadFile> {};
 
 TEST_P(FromBadInput, ExitsTwoNamingTheFileAndTheKey) {
@@ -91,32 +94,27 @@ TEST_P(FromBadInput, ExitsTwoNamingTheFileAndTheKey) {
 INSTANTIATE_TEST_SUITE_P(
     AcrossFormats, FromBadInput,
     ::testing::Values(
-        BadFile{"--from tests/data/from/ds_fp16_and_bf16.json", "tests/data/from/ds_fp16_and_bf16.json", "fp16.enabled"},
-        BadFile{"--from tests/data/from/ds_batch_not_divisible.json", "tests/data/from/ds_batch_not_divisible.json", "train_batch_size"},
-        BadFile{"--from tests/data/from/ds_stage4.json", "tests/data/from/ds_stage4.json", "zero_optimization.stage"},
-        BadFile{"--from tests/data/from/accelerate_hybrid_zero2.yaml", "tests/data/from/accelerate_hybrid_zero2.yaml",
-                "fsdp_config.fsdp_sharding_strategy"},
+        bad("tests/data/from/ds_fp16_and_bf16.json", "fp16.enabled"),
+        bad("tests/data/from/ds_batch_not_divisible.json", "train_batch_size"),
+        bad("tests/data/from/ds_stage4.json", "zero_optimization.stage"),
+        bad("tests/data/from/accelerate_hybrid_zero2.yaml", "fsdp_config.fsdp_sharding_strategy"),
         // A DP degree the machine cannot have: 12 processes on 8-GPU nodes.
-        BadFile{"--from tests/data/from/accelerate_twelve_processes.yaml", "tests/data/from/accelerate_twelve_processes.yaml", "num_processes"},
+        bad("tests/data/from/accelerate_twelve_processes.yaml", "num_processes"),
         // Accelerate's own published multi-node template: 2 machines but 8 processes.
-        BadFile{"--from examples/from/accelerate_multi_node_template.yaml", "examples/from/accelerate_multi_node_template.yaml", "num_processes"},
-        BadFile{"--from tests/data/from/axolotl_qlora_without_4bit.yml", "tests/data/from/axolotl_qlora_without_4bit.yml", "load_in_4bit"},
-        BadFile{"--from tests/data/from/axolotl_unknown_model.yml", "tests/data/from/axolotl_unknown_model.yml", "base_model"},
-        BadFile{"--from tests/data/from/axolotl_malformed.yml", "tests/data/from/axolotl_malformed.yml", "line 3"},
-        BadFile{"--from tests/data/from/deeply_nested.yaml", "tests/data/from/deeply_nested.yaml", "line 1"},
-        BadFile{"--from tests/data/from/torchtitan_context_parallel.toml", "tests/data/from/torchtitan_context_parallel.toml",
-                "parallelism.context_parallel_degree"},
-        BadFile{"--from tests/data/from/torchtitan_unknown_flavor.toml", "tests/data/from/torchtitan_unknown_flavor.toml", "model.flavor"},
-        BadFile{"--from tests/data/from/torchtitan_malformed.toml", "tests/data/from/torchtitan_malformed.toml", "line 2"},
+        bad("examples/from/accelerate_multi_node_template.yaml", "num_processes"),
+        bad("tests/data/from/axolotl_qlora_without_4bit.yml", "load_in_4bit"),
+        bad("tests/data/from/axolotl_unknown_model.yml", "base_model"),
+        bad("tests/data/from/axolotl_malformed.yml", "line 3"),
+        bad("tests/data/from/deeply_nested.yaml", "line 1"),
+        bad("tests/data/from/torchtitan_context_parallel.toml", "parallelism.context_parallel_degree"),
+        bad("tests/data/from/torchtitan_unknown_flavor.toml", "model.flavor"),
+        bad("tests/data/from/torchtitan_malformed.toml", "line 2"),
         // Megatron-LM's own GPT-3 175B example: tensor 8 x pipeline 16 on the one node it launches.
-        BadFile{"--from examples/from/megatron_gpt3_175b_distributed.sh", "examples/from/megatron_gpt3_175b_distributed.sh",
-                "--pipeline-model-parallel-size"},
-        BadFile{"--from tests/data/from/megatron_bert.sh", "tests/data/from/megatron_bert.sh", "pretrain_bert.py"},
-        BadFile{"--from tests/data/from/sbatch_node_range.sbatch", "tests/data/from/sbatch_node_range.sbatch", "#SBATCH --nodes"},
-        BadFile{"--from tests/data/from/skypilot_unknown_accelerator.yaml", "tests/data/from/skypilot_unknown_accelerator.yaml",
-                "resources.accelerators"},
-        BadFile{"--from tests/data/from/training_args_bad_batch.json", "tests/data/from/training_args_bad_batch.json",
-                "per_device_train_batch_size"},
+        bad("examples/from/megatron_gpt3_175b_distributed.sh", "--pipeline-model-parallel-size"),
+        bad("tests/data/from/megatron_bert.sh", "pretrain_bert.py"),
+        bad("tests/data/from/sbatch_node_range.sbatch", "#SBATCH --nodes"),
+        bad("tests/data/from/skypilot_unknown_accelerator.yaml", "resources.accelerators"),
+        bad("tests/data/from/training_args_bad_batch.json", "per_device_train_batch_size"),
         // Two files that disagree: the second is named, with the first in what is allowed.
         BadFile{"--from tests/data/from/ds_zero2.json --from tests/data/from/accelerate_zero2_plugin_zero3.yaml",
                 "tests/data/from/accelerate_zero2_plugin_zero3.yaml", "deepspeed_config.zero_stage"}));
