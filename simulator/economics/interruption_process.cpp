@@ -79,7 +79,12 @@ InterruptionProcess::Cursor InterruptionProcess::start_trial(TrialRng& rng) cons
 double InterruptionProcess::next(double hours, int nodes, Cursor& c, TrialRng& rng) const {
   switch (kind_) {
     case Kind::none: return kInfinity;
-    case Kind::poisson: return hours - std::log1p(-uniform01(rng)) / poisson_job_rate(rate_, reclaim_fraction_, nodes);
+    case Kind::poisson:
+      if (c.rate_nodes != nodes) {
+        c.rate_nodes = nodes;
+        c.job_rate = poisson_job_rate(rate_, reclaim_fraction_, nodes);
+      }
+      return hours - std::log1p(-uniform01(rng)) / c.job_rate;
     case Kind::replay:
       check_nodes(nodes);
       return next_replayed(hours, c, rng);
