@@ -1,6 +1,7 @@
 #include "planner/import/shell_script.hpp"
 
 #include <cctype>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -205,7 +206,9 @@ class Expander {
       const char op = s[at++];
       const std::optional<long long> r = product(s, at, depth);
       if (!r) return std::nullopt;
-      v = op == '+' ? *v + *r : *v - *r;
+      long long out = 0;  // past 64 bits the expansion stays as written (bash would wrap)
+      if (op == '+' ? __builtin_add_overflow(*v, *r, &out) : __builtin_sub_overflow(*v, *r, &out)) return std::nullopt;
+      v = out;
     }
   }
 
@@ -217,8 +220,14 @@ class Expander {
       const char op = s[at++];
       const std::optional<long long> r = factor(s, at, depth);
       if (!r || ((op == '/' || op == '%') && *r == 0)) return std::nullopt;
-      if (op == '*' && *v != 0 && (std::abs(*r) > (1LL << 40) || std::abs(*v) > (1LL << 40))) return std::nullopt;
-      v = op == '*' ? *v * *r : op == '/' ? *v / *r : *v % *r;
+      long long out = 0;
+      if (op == '*') {
+        if (__builtin_mul_overflow(*v, *r, &out)) return std::nullopt;
+      } else {
+        if (*r == -1 && *v == std::numeric_limits<long long>::min()) return std::nullopt;  // the one quotient past 64 bits
+        out = op == '/' ? *v / *r : *v % *r;
+      }
+      v = out;
     }
   }
 
@@ -236,7 +245,9 @@ class Expander {
     if (s[at] == '-') {
       ++at;
       const std::optional<long long> v = factor(s, at, depth + 1);
-      return v ? std::optional<long long>(-*v) : std::nullopt;
+      long long out = 0;
+      if (!v || __builtin_sub_overflow(0LL, *v, &out)) return std::nullopt;
+      return out;
     }
     if (name_start(s[at])) {
       std::size_t j = at;

@@ -97,6 +97,15 @@ TEST(ShellScript, ADeclarationKeywordAloneIsNoArray) {
   EXPECT_EQ(first_command("export \nlocal \n"), Words{});
 }
 
+// Arithmetic past 64 bits stays as written (bash wraps it; a signed overflow here would be undefined
+// behaviour): 2^40 x 2^40 passed the old guard.
+TEST(ShellScript, ArithmeticPast64BitsStaysAsWritten) {
+  EXPECT_EQ(first_command("run $((1099511627776 * 1099511627776))\n")[1], "$((1099511627776*1099511627776))");
+  EXPECT_EQ(first_command("run $((999999999999999 * 999999999999999 * 99))\n")[1], "$((999999999999999*999999999999999*99))");
+  EXPECT_EQ(first_command("A=9223372036854775807\nrun $((A + 1))\n")[1], "$((A+1))");
+  EXPECT_EQ(first_command("run $((-(4096 * 1024) + 2))\n")[1], "-4194302");  // in range: evaluated
+}
+
 TEST(ShellScript, SbatchDirectivesAreReadAsWords) {
   const std::vector<std::string> d = sbatch_directives("#!/bin/bash\n#SBATCH --nodes=2  # two\n#SBATCH -N 2\n# SBATCH --off\n");
   EXPECT_EQ(d, (std::vector<std::string>{"--nodes=2", "-N", "2"}));
