@@ -5,23 +5,12 @@
 #include <cctype>
 #include <string>
 
+#include "planner/catalog/skypilot_accelerators.hpp"
 #include "planner/export/export_plan.hpp"
 
 namespace preflight {
 
 namespace {
-
-// SkyPilot's accelerator names (sky show-gpus) for the catalog's GPUs.
-std::string accelerator_of(const GpuSpec& gpu) {
-  static const std::pair<const char*, const char*> kNames[] = {
-      {"a100-40gb", "A100"}, {"a100-80gb", "A100-80GB"}, {"h100-80gb", "H100"}, {"h200", "H200"}, {"b200", "B200"},
-      {"l4", "L4"},          {"l40s", "L40S"},           {"a10g", "A10G"},      {"a10", "A10"},   {"t4", "T4"},
-      {"v100-16gb", "V100"}, {"v100-32gb", "V100-32GB"}};
-  for (const auto& [id, name] : kNames) {
-    if (gpu.id == id) return name;
-  }
-  return "";
-}
 
 // The object store each cloud's SkyPilot storage uses.
 std::string store_of(const std::string& provider) {
@@ -81,7 +70,7 @@ std::string skypilot_task_yaml(const ExportPlan& p) {
   y += "resources:\n";
   y += "  infra: " + node.provider + (c.region ? "/" + *c.region : "") + "\n";
   y += "  instance_type: " + type + "\n";
-  if (const std::string a = accelerator_of(node.gpu); !a.empty()) y += "  accelerators: " + a + ":" + std::to_string(node.gpus_per_node) + "\n";
+  if (const std::string a = skypilot_name_of(node.gpu.id); !a.empty()) y += "  accelerators: " + a + ":" + std::to_string(node.gpus_per_node) + "\n";
   if (c.pricing == Pricing::spot) {
     y += "  use_spot: true\n";
   } else if (c.pricing == Pricing::spot_with_fallback) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "planner/catalog/skypilot_accelerators.hpp"
 #include "planner/import/foreign_object.hpp"
 #include "planner/import/importers.hpp"
 #include "planner/import/shell_script.hpp"
@@ -16,17 +17,6 @@ namespace preflight {
 namespace {
 
 const char* const kNotRead = "not modelled: does not change what fits or how fast in preflight's model";
-
-// SkyPilot's accelerator names (sky show-gpus) -> catalog GPU ids. "A100" is the 40 GB part.
-std::optional<std::string> gpu_for(const std::string& name) {
-  static const std::map<std::string, std::string> kGpus{
-      {"A100", "a100-40gb"}, {"A100-80GB", "a100-80gb"}, {"H100", "h100-80gb"}, {"H100-MEGA", "h100-80gb"}, {"H200", "h200"},
-      {"B200", "b200"},      {"L4", "l4"},               {"L40S", "l40s"},      {"A10G", "a10g"},             {"A10", "a10"},
-      {"T4", "t4"},          {"V100", "v100-16gb"},      {"V100-32GB", "v100-32gb"}, {"RTX4090", "rtx4090"}, {"RTX3090", "rtx3090"}};
-  const auto it = kGpus.find(name);
-  if (it == kGpus.end()) return std::nullopt;
-  return it->second;
-}
 
 double cheapest_price(const NodeSpec& n, const std::optional<std::string>& region) {
   double best = std::numeric_limits<double>::infinity();
@@ -40,8 +30,8 @@ double cheapest_price(const NodeSpec& n, const std::optional<std::string>& regio
 // what SkyPilot's optimizer launches.
 std::string machine_for(const std::string& accelerator, int count, const std::optional<std::string>& cloud,
                         const std::optional<std::string>& region, const Catalog& catalog, const std::string& file, const std::string& key) {
-  const std::optional<std::string> gpu = gpu_for(accelerator);
-  if (!gpu) throw InputError(file, key, "\"" + accelerator + "\"", "a SkyPilot accelerator preflight's catalog has: A100, A100-80GB, H100, H200, B200, L4, L40S, A10G, A10, T4, V100, V100-32GB, RTX4090, RTX3090");
+  const std::optional<std::string> gpu = gpu_of_skypilot_name(accelerator);
+  if (!gpu) throw InputError(file, key, "\"" + accelerator + "\"", "a SkyPilot accelerator preflight's catalog has: " + skypilot_names_text());
   const NodeSpec* best = nullptr;
   for (const NodeSpec& n : catalog.instances()) {
     if (n.gpu.id != *gpu || n.gpus_per_node != count || (cloud && n.provider != *cloud)) continue;
