@@ -118,13 +118,7 @@ void import_axolotl(const nlohmann::json& json, const std::string& file, Importe
   if (const nlohmann::json* fsdp = a.take("fsdp")) import_fsdp_options(*fsdp, file, "fsdp", setup);
   if (std::optional<ForeignObject> c = a.object("fsdp_config")) import_fsdp_config(*c, setup);
   a.ignore(setup, {"fsdp_version"}, "FSDP1 or FSDP2: the same sharding in preflight's model");
-  if (const std::optional<std::string> optim = a.string("optimizer")) {
-    if (const std::optional<std::string> kind = optimizer_for(*optim)) {
-      setup.set("training.optimizer", *kind, file, "optimizer");
-    } else {
-      setup.ignore(file, "optimizer", "not modelled: " + *optim + " (the scenario's optimizer is used)");
-    }
-  }
+  if (const std::optional<std::string> optim = a.string("optimizer")) set_optimizer(setup, *optim, file, "optimizer");
   if (const std::optional<bool> compile = a.boolean("torch_compile")) setup.set("training.torch_compile", *compile, file, "torch_compile");
   a.ignore(setup, {"num_epochs"}, "epochs without the dataset's size: how much to train comes from max_steps or the scenario");
   a.ignore(setup, {"sample_packing", "pad_to_sequence_len", "eval_sample_packing"},

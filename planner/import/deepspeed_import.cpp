@@ -96,13 +96,7 @@ void batch(ForeignObject& doc, ImportedSetup& setup) {
 void optimizer(ForeignObject& doc, ImportedSetup& setup) {
   std::optional<ForeignObject> o = doc.object("optimizer");
   if (!o) return;
-  if (const std::optional<std::string> type = o->string("type")) {
-    if (const std::optional<std::string> kind = optimizer_for(*type)) {
-      setup.set("training.optimizer", *kind, o->file(), o->key_of("type"));
-    } else {
-      setup.ignore(o->file(), o->key_of("type"), "not modelled: " + *type + " (the scenario's optimizer is used)");
-    }
-  }
+  if (const std::optional<std::string> type = o->string("type")) set_optimizer(setup, *type, o->file(), o->key_of("type"));
   o->ignore(setup, {"params"}, "learning rate and betas: no effect on memory or step time");
   o->finish(setup, kNotModelled);
 }

@@ -105,4 +105,12 @@ std::optional<std::string> optimizer_for(const std::string& raw) {
   return std::nullopt;
 }
 
+void set_optimizer(ImportedSetup& setup, const std::string& name, const std::string& file, const std::string& key) {
+  if (const std::optional<std::string> kind = optimizer_for(name)) {
+    setup.set("training.optimizer", *kind, file, key);
+  } else {
+    setup.ignore(file, key, "not modelled: " + name + " (the scenario's optimizer is used)");
+  }
+}
+
 }  // namespace preflight

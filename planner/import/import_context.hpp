@@ -53,4 +53,8 @@ std::optional<std::string> catalog_model_for_hub_id(const Catalog& catalog, cons
 // "adam8bit" or "sgd"; empty when preflight does not model it.
 std::optional<std::string> optimizer_for(const std::string& name);
 
+// training.optimizer from the optimizer `name` a file's `key` gives, or the key reported as not
+// modelled (the scenario's optimizer is used).
+void set_optimizer(ImportedSetup& setup, const std::string& name, const std::string& file, const std::string& key);
+
 }  // namespace preflight

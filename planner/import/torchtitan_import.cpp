@@ -244,13 +244,7 @@ void import_torchtitan(const nlohmann::json& json, const std::string& file, Impo
   recompute(doc, setup);
   compile(doc, t, setup);
   if (std::optional<ForeignObject> o = doc.object("optimizer")) {
-    if (const std::optional<std::string> name = o->string("name")) {
-      if (const std::optional<std::string> kind = optimizer_for(*name)) {
-        setup.set("training.optimizer", *kind, file, o->key_of("name"));
-      } else {
-        setup.ignore(file, o->key_of("name"), "not modelled: " + *name + " (the scenario's optimizer is used)");
-      }
-    }
+    if (const std::optional<std::string> name = o->string("name")) set_optimizer(setup, *name, file, o->key_of("name"));
     o->finish(setup, "learning rate and betas: no effect on memory or step time");
   }
   for (std::optional<ForeignObject>* table : {&model, &training, &par, &experimental}) {

@@ -150,13 +150,7 @@ void import_training_args(const nlohmann::json& json, const std::string& file, c
   adapters(a, setup);
   llama_factory(a, setup);
   if (const std::optional<bool> compile = a.boolean("torch_compile")) setup.set("training.torch_compile", *compile, file, a.key_of("torch_compile"));
-  if (const std::optional<std::string> optim = a.string("optim")) {
-    if (const std::optional<std::string> kind = optimizer_for(*optim)) {
-      setup.set("training.optimizer", *kind, file, a.key_of("optim"));
-    } else {
-      setup.ignore(file, a.key_of("optim"), "not modelled: " + *optim + " (the scenario's optimizer is used)");
-    }
-  }
+  if (const std::optional<std::string> optim = a.string("optim")) set_optimizer(setup, *optim, file, a.key_of("optim"));
   if (const std::optional<std::string> attn = a.string("attn_implementation")) {
     static const std::map<std::string, std::string> kKernel{{"flash_attention_2", "flash2"}, {"flash_attention_3", "flash3"},
                                                             {"eager", "eager"}, {"sdpa", "auto"}};
