@@ -86,12 +86,10 @@ std::string form_text(Form form) {
   return "an SXM board (its name gives no form factor)";
 }
 
-std::string gib_text(double bytes) { return fixed(bytes / kGiB, 1) + " GiB"; }
-
 std::string described(const std::vector<const GpuSpec*>& gpus) {
   std::string text;
   for (const GpuSpec* g : gpus) {
-    text += (text.empty() ? "" : ", ") + g->id + " (" + g->name + ", " + gib_text(g->memory_bytes) + ")";
+    text += (text.empty() ? "" : ", ") + g->id + " (" + g->name + ", " + gib(g->memory_bytes) + ")";
   }
   return text;
 }
@@ -155,11 +153,11 @@ Probed<GpuSpec> catalog_gpu_for(std::string_view device_name, double total_bytes
     return share >= kLeastReportedShare && share <= kMostReportedShare;
   });
   if (same_memory.empty()) {
-    return Probed<GpuSpec>::unavailable(quoted + " reports " + gib_text(total_bytes) + ", which fits none of " +
+    return Probed<GpuSpec>::unavailable(quoted + " reports " + gib(total_bytes) + ", which fits none of " +
                                         described(same_form) + ": not guessed");
   }
   if (same_memory.size() > 1) {
-    return Probed<GpuSpec>::unavailable(quoted + " with " + gib_text(total_bytes) + " could be any of " +
+    return Probed<GpuSpec>::unavailable(quoted + " with " + gib(total_bytes) + " could be any of " +
                                         described(same_memory) + ": not guessed");
   }
   return Probed<GpuSpec>::found(*same_memory.front());

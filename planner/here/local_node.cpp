@@ -15,8 +15,6 @@ namespace {
 // the catalog sits in, so the conservative choice where the link is not known.
 constexpr double kPcieGen4X16BytesPerSecond = 32e9;
 
-std::string gib_number(double bytes) { return fixed(bytes / kGiB, 1); }
-
 std::string gpu_label(const ProbedGpu& gpu) { return "GPU " + std::to_string(gpu.ordinal) + " (" + gpu.name + ")"; }
 
 // A node has one GPU model; the caller can narrow a mixed machine with CUDA_VISIBLE_DEVICES.
@@ -65,20 +63,20 @@ void set_gpu_capacity(NodeSpec& n, const std::vector<ProbedGpu>& gpus, std::vect
   for (const ProbedGpu& g : gpus) {
     if (!g.free_bytes) {
       assumptions.push_back(gpu_label(g) + ": free memory unknown (" + g.free_bytes.unavailable_because() +
-                            "); its total, " + gib_number(g.total_bytes) + " GiB, taken");
+                            "); its total, " + gib(g.total_bytes) + ", taken");
     }
   }
-  assumptions.push_back("GPU memory: " + gib_number(n.gpu.memory_bytes) + " GiB per GPU, what " + gpu_label(*tightest) +
+  assumptions.push_back("GPU memory: " + gib(n.gpu.memory_bytes) + " per GPU, what " + gpu_label(*tightest) +
                         " leaves (the least of " + std::to_string(gpus.size()) + "), in place of the catalog's " +
-                        gib_number(catalog_bytes) + " GiB for " + n.gpu.id);
+                        gib(catalog_bytes) + " for " + n.gpu.id);
 }
 
 void set_host(NodeSpec& n, const LocalMachine& m, std::vector<std::string>& assumptions) {
   const HostMemory& memory = *m.host_memory;
   n.host_memory_bytes = memory.available_bytes;
   n.vcpus = *m.cpus;
-  assumptions.push_back("host memory: " + gib_number(memory.available_bytes) + " GiB available of " +
-                        gib_number(memory.total_bytes) + " GiB (the kernel's MemAvailable" +
+  assumptions.push_back("host memory: " + gib(memory.available_bytes) + " available of " +
+                        gib(memory.total_bytes) + " (the kernel's MemAvailable" +
                         (memory.limited_by.empty() ? "" : ", capped by the cgroup limit in " + memory.limited_by) +
                         ")");
   // NVMe offload needs a local NVMe drive; the probe does not see what the disk is, so none is assumed.
@@ -98,10 +96,10 @@ double usable_gpu_bytes(const ProbedGpu& gpu) {
 
 std::string gpu_memory_text(const ProbedGpu& gpu) {
   if (!gpu.free_bytes) {
-    return gpu_label(gpu) + ": " + gib_number(gpu.total_bytes) + " GiB, free memory unknown (" +
+    return gpu_label(gpu) + ": " + gib(gpu.total_bytes) + ", free memory unknown (" +
            gpu.free_bytes.unavailable_because() + ")";
   }
-  return gpu_label(gpu) + ": " + gib_number(*gpu.free_bytes) + " of " + gib_number(gpu.total_bytes) + " GiB free";
+  return gpu_label(gpu) + ": " + gib(*gpu.free_bytes) + " of " + gib(gpu.total_bytes) + " free";
 }
 
 Probed<LocalNode> local_node(const LocalMachine& machine, std::span<const GpuSpec> catalog) {

@@ -106,7 +106,7 @@ TEST(HereLocalNode, MemoryAnotherProcessHoldsLowersTheCapacity) {
   ASSERT_TRUE(local) << local.unavailable_because();
   EXPECT_DOUBLE_EQ(local->node.gpu.memory_bytes, 61.2 * kGiB);
   EXPECT_TRUE(mentions(local->assumptions, "what GPU 3 (NVIDIA H100 80GB HBM3) leaves"));
-  EXPECT_EQ(here::gpu_memory_text(busy[3]), "GPU 3 (NVIDIA H100 80GB HBM3): 61.2 of 79.6 GiB free");
+  EXPECT_EQ(here::gpu_memory_text(busy[3]), "GPU 3 (NVIDIA H100 80GB HBM3): 61.20 GiB of 79.65 GiB free");
 }
 
 TEST(HereLocalNode, UnknownFreeMemoryTakesTheTotalAndSaysSo) {
