@@ -14,10 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A file referring to a file referring to a file is as deep as real setups go (an axolotl YAML
-// naming a DeepSpeed JSON); past that it is a loop.
-constexpr int kMaxReferenceDepth = 4;
-
 bool has_any(const nlohmann::json& doc, std::initializer_list<const char*> keys) {
   return doc.is_object() && std::any_of(keys.begin(), keys.end(), [&](const char* k) { return doc.contains(k); });
 }

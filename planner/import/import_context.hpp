@@ -14,9 +14,13 @@
 
 namespace preflight {
 
+// A file referring to a file referring to a file is as deep as real setups go (an axolotl YAML
+// naming a DeepSpeed JSON, a script running bash -c); past that it is a loop.
+inline constexpr int kMaxReferenceDepth = 4;
+
 struct ImportContext {
   const Catalog* catalog = nullptr;
-  int depth = 0;                                     // references followed to get here
+  int depth = 0;                                     // references followed to get here (< kMaxReferenceDepth)
   std::map<std::string, std::string> inline_files;   // written by the launch script (cat > f <<EOF), by name
   std::map<std::string, std::string> environment;    // set by the scheduler (SLURM_NNODES, SKYPILOT_NUM_NODES)
   std::vector<std::string> given;                    // every --from file: a reference to one of them is read once

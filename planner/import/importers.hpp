@@ -21,8 +21,9 @@ void import_training_args(const nlohmann::json& doc, const std::string& file, co
 void import_axolotl(const nlohmann::json& doc, const std::string& file, ImportedSetup& setup, const ImportContext& context);
 void import_torchtitan(const nlohmann::json& doc, const std::string& file, ImportedSetup& setup, const ImportContext& context);
 void import_skypilot(const nlohmann::json& doc, const std::string& file, ImportedSetup& setup, const ImportContext& context);
-// A shell script: its variables, heredocs and #SBATCH lines, and the launch command it runs.
-void import_shell(const std::string& text, const std::string& file, ImportedSetup& setup, const ImportContext& context);
+// A shell script: its variables, heredocs and #SBATCH lines, and the launch command it runs; false
+// when it runs no training launch (said in a note).
+bool import_shell(const std::string& text, const std::string& file, ImportedSetup& setup, const ImportContext& context);
 
 // The Megatron-LM arguments of a pretrain_gpt.py command line: an object of flag (without its
 // dashes) -> value (true for a bare flag, a list for several values), the last one given winning as

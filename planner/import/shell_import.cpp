@@ -266,13 +266,11 @@ bool launch(const Words& w, const std::string& file, ImportedSetup& setup, const
 
 // A string that is itself a script: bash -c "...", eval ...
 bool launch_script(const std::string& text, const std::string& file, ImportedSetup& setup, const ImportContext& context) {
-  if (context.depth >= 4) return false;
+  if (context.depth >= kMaxReferenceDepth) return false;
   ImportContext inner = context;
   ++inner.depth;
   ImportedSetup probe;
-  import_shell(text, file, probe, inner);
-  const bool found = std::none_of(probe.notes().begin(), probe.notes().end(),
-                                  [](const std::string& n) { return n.find("no training launch found") != std::string::npos; });
+  const bool found = import_shell(text, file, probe, inner);
   if (found) setup.merge(probe);
   return found;
 }
@@ -401,7 +399,7 @@ void sbatch(const std::string& text, const std::string& file, ImportedSetup& set
 
 }  // namespace
 
-void import_shell(const std::string& text, const std::string& file, ImportedSetup& setup, const ImportContext& outer) {
+bool import_shell(const std::string& text, const std::string& file, ImportedSetup& setup, const ImportContext& outer) {
   ImportContext context = outer;
   sbatch(text, file, setup, context);
   const ShellScript script = parse_shell(text, file, context.environment);
@@ -429,6 +427,7 @@ void import_shell(const std::string& text, const std::string& file, ImportedSetu
     launched = launch(c.words, file, setup, context);
   }
   if (!launched) setup.note(file + ": no training launch found (torchrun, python, deepspeed, accelerate launch, axolotl)");
+  return launched;
 }
 
 }  // namespace preflight
