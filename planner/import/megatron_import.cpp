@@ -147,8 +147,8 @@ void recompute(ForeignObject& a, ImportedSetup& setup, std::int64_t layers, std:
 
 void batch(ForeignObject& a, ImportedSetup& setup) {
   const std::string file = a.file();
-  if (const auto mb = a.integer("micro-batch-size", 1, 1'000'000)) setup.set("config.micro_batch", *mb, file, "--micro-batch-size");
   const std::optional<std::int64_t> micro = a.integer("micro-batch-size", 1, 1'000'000);
+  if (micro) setup.set("config.micro_batch", *micro, file, "--micro-batch-size");
   if (const auto gb = a.integer("global-batch-size", 1, 100'000'000)) {
     setup.set("training.global_batch_size", *gb, file, "--global-batch-size");
   } else if (micro) {
