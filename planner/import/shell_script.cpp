@@ -293,7 +293,9 @@ class Parser {
         // Inside a quote the next line is text: no comment to strip.
         const std::string next = in_quote ? lines[++i] : strip_comment(lines[++i]);
         state.scan(next);
-        line += (in_quote && !continued ? "\n" : " ") + next;
+        // A backslash-newline is removed outright (bash: "foo\<newline>bar" is foobar); an open quote
+        // keeps the line break; an open array or expansion takes it as a word break.
+        line += (continued ? "" : in_quote ? "\n" : " ") + next;
       }
       if (state.quote != 0) unterminated(first);  // bash: "unexpected EOF while looking for matching quote"
       if (const std::optional<Heredoc> h = heredoc(line)) {
