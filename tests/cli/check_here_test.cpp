@@ -73,6 +73,8 @@ TEST(CheckHere, ATokenizerThatCannotPadIsAWarning) {
 
   const fs::path pad = model_folder("pad", R"({"eos_token": "</s>", "pad_token": "</s>"})");
   r = in_source("check examples/from/scenario.json --here --model " + pad.string());
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  EXPECT_NE(r.out.find("model = \"" + (pad / "config.json").string() + "\"  <- --model"), std::string::npos) << r.out;
   EXPECT_EQ(r.err.find("warning: no pad token"), std::string::npos) << r.err;
   fs::remove_all(no_pad);
   fs::remove_all(pad);

@@ -92,8 +92,12 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ExportClusterWinner, WithoutAConfigThePlansWinnerIsExported) {
   const test::CliResult r = in_source("export skypilot " + kScenario + " --trials 500");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("num_nodes: "), std::string::npos);
-  EXPECT_NE(r.out.find("instance_type: "), std::string::npos);
+  const test::CliResult plan = in_source("plan " + kScenario + " --trials 500 --format json");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const nlohmann::json best = nlohmann::json::parse(plan.out).at("best").at("config");
+  const std::string instance = best.at("instance");
+  EXPECT_NE(r.out.find("num_nodes: " + std::to_string(best.at("nodes").get<int>()) + "\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("instance_type: " + instance.substr(instance.find('/') + 1) + "\n"), std::string::npos) << r.out;
 }
 
 }  // namespace

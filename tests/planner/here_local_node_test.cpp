@@ -92,7 +92,8 @@ TEST(HereLocalNode, EightH100sAreOneNodeOfTheCatalogsH100) {
   EXPECT_DOUBLE_EQ(n.host_memory_bytes, probe.host_answer->available_bytes);
   EXPECT_EQ(n.vcpus, *probe.cpu_answer);
   EXPECT_EQ(n.intra_node_link, IntraNodeLink::nvlink);
-  EXPECT_DOUBLE_EQ(n.intra_node_bytes_per_second_per_gpu, catalog_h100.nvlink_bytes_per_second_bidirectional / 2.0);
+  // H100 SXM's NVLink: 900 GB/s bidirectional (NVIDIA's datasheet), 450 GB/s each way.
+  EXPECT_DOUBLE_EQ(n.intra_node_bytes_per_second_per_gpu, 450e9);
   EXPECT_TRUE(mentions(local->assumptions, "NVLink at the catalog's")) << local->assumptions.front();
   EXPECT_TRUE(mentions(local->assumptions, "local NVMe: none assumed"));
 }
@@ -126,7 +127,7 @@ TEST(HereLocalNode, GpusWithoutNvlinkGetThePcieDefaultAndSaySo) {
   ASSERT_TRUE(local) << local.unavailable_because();
   EXPECT_EQ(local->node.gpu.id, "l4");
   EXPECT_EQ(local->node.intra_node_link, IntraNodeLink::pcie);
-  EXPECT_GT(local->node.intra_node_bytes_per_second_per_gpu, 0.0);
+  EXPECT_DOUBLE_EQ(local->node.intra_node_bytes_per_second_per_gpu, 32e9);  // PCIe gen4 x16: 16 GT/s x 16 lanes, ~32 GB/s
   EXPECT_TRUE(mentions(local->assumptions, "PCIe gen4 x16"));
 }
 

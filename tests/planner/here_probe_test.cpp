@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include <filesystem>
 #include <string>
 
@@ -103,14 +105,20 @@ TEST(HereProbe, ThisMachineGivesGpusOrAReason) {
     for (const here::ProbedGpu& g : *m.gpus) {
       EXPECT_FALSE(g.name.empty());
       EXPECT_GT(g.total_bytes, 0.0);
-      EXPECT_TRUE(g.free_bytes || !g.free_bytes.unavailable_because().empty());
+      if (g.free_bytes) {
+        EXPECT_LE(*g.free_bytes, g.total_bytes);
+      }
     }
   } else {
     EXPECT_FALSE(m.gpus.unavailable_because().empty());
   }
-  EXPECT_TRUE(m.host_memory || !m.host_memory.unavailable_because().empty());
+  // Every Linux this runs on has /proc/meminfo: memory is read, and what is available fits the total.
+  ASSERT_TRUE(m.host_memory) << m.host_memory.unavailable_because();
+  EXPECT_GT(m.host_memory->available_bytes, 0.0);
+  EXPECT_LE(m.host_memory->available_bytes, m.host_memory->total_bytes);
   EXPECT_TRUE(m.free_disk_bytes) << m.free_disk_bytes.unavailable_because();
-  EXPECT_EQ(m.date.size(), 10u);  // YYYY-MM-DD
+  ASSERT_EQ(m.date.size(), 10u);  // YYYY-MM-DD
+  EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(m.date[0])) && m.date[4] == '-' && m.date[7] == '-') << m.date;
 }
 
 }  // namespace
