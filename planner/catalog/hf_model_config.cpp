@@ -25,11 +25,16 @@ double parameters_at_most(const ModelSpec& m) {
   const double h = static_cast<double>(m.hidden);
   const double q = static_cast<double>(m.heads) * static_cast<double>(m.head_dim);
   const double kv = static_cast<double>(m.kv_heads) * static_cast<double>(m.head_dim);
-  const double inter = static_cast<double>(m.intermediate);
   const double experts = static_cast<double>(m.experts);
-  const double attention = (h + 1.0) * (q + 2.0 * kv) + (q + 1.0) * h + 2.0 * (q + kv) + static_cast<double>(m.heads);
-  const double mlp = 3.0 * (h + 1.0) * (inter + 1.0) * experts;
-  const double per_layer = attention + mlp + (h + 1.0) * experts + 8.0 * h;
+  double attention = (h + 1.0) * (q + 2.0 * kv) + (q + 1.0) * h + 2.0 * (q + kv) + static_cast<double>(m.heads);
+  if (m.is_mla()) {
+    const double ranks = static_cast<double>(m.mla.q_rank + m.mla.kv_rank);
+    const double up = q + static_cast<double>(m.heads) * static_cast<double>(m.mla.nope_dim + m.mla.v_dim);
+    attention += (h + ranks + 2.0) * (ranks + static_cast<double>(m.mla.rope_dim) + up + h);
+  }
+  const auto mlp_of = [&](std::int64_t width) { return 3.0 * (h + 1.0) * (static_cast<double>(width) + 1.0); };
+  const double mlp = mlp_of(m.intermediate) * experts + mlp_of(m.shared_intermediate) + mlp_of(m.dense_intermediate);
+  const double per_layer = attention + mlp + (h + 1.0) * (experts + 1.0) + 8.0 * h;
   const double vocab = static_cast<double>(m.vocab);
   const double tables = 2.0 * vocab * (h + 1.0) + static_cast<double>(m.max_seq_len) * h + 4.0 * h;
   return static_cast<double>(m.layers) * per_layer + tables;
@@ -75,7 +80,7 @@ ModelSpec read_one(ObjectReader& r, const std::string& fallback_type, std::vecto
     refuse(r, "is_encoder_decoder", "true", "\"" + type + "\" is an encoder-decoder model");
   }
   ModelSpec m;
-  if (std::optional<ModelSpec> known = hf::read_family(r, type)) {
+  if (std::optional<ModelSpec> known = hf::read_family(r, type, notes)) {
     m = *known;
   } else {
     // Keys that say the model has parts preflight does not model: refused, not read as dense.

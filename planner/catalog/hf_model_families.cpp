@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "planner/catalog/hf_config_keys.hpp"
+#include "planner/catalog/hf_expert_families.hpp"
 #include "planner/catalog/hf_gelu_families.hpp"
 #include "simulator/spec/errors.hpp"
 
@@ -105,6 +106,10 @@ const std::map<std::string, LlamaDefaults, std::less<>>& llama_tree_families() {
       // Qwen2Attention: bias=True on q/k/v whatever the config says.
       {"qwen2", {.shape = S{4096, 22016, 32, 32, 32, 151936, 32768}, .qkv_bias_always = true}},
       {"qwen3", {.shape = S{4096, 22016, 32, 32, 32, 151936, 32768}, .head_dim = 128, .qk_norm = QkNorm::per_head}},
+      // Qwen2-MoE: Qwen2's biased q/k/v, routed experts beside a gated shared expert (hf_expert_families).
+      {"qwen2_moe",
+       {.shape = S{2048, 5632, 24, 16, 16, 151936, 32768}, .qkv_bias_always = true, .experts_key = "num_experts",
+        .experts = 60, .experts_per_token = 4, .expert_width_key = "moe_intermediate_size", .expert_width = 1408}},
       // Qwen3MoeConfig has no head_dim: the attention takes the config's, else hidden / heads.
       {"qwen3_moe",
        {.shape = S{2048, 6144, 24, 32, 4, 151936, 32768}, .qk_norm = QkNorm::per_head, .experts_key = "num_experts",
@@ -133,18 +138,6 @@ const std::map<std::string, LlamaDefaults, std::less<>>& llama_tree_families() {
   return table;
 }
 
-// Qwen3-MoE as transformers builds it: every layer sparse unless decoder_sparse_step or
-// mlp_only_layers put dense MLPs among them, which preflight's uniform layers do not model.
-void check_every_layer_sparse(ObjectReader& r) {
-  const std::int64_t step = optional_int(r, "decoder_sparse_step", 1, kMaxLayers).value_or(1);
-  const bool dense_layers = r.has("mlp_only_layers") && r.raw("mlp_only_layers").is_array() && !r.raw("mlp_only_layers").empty();
-  if (step == 1 && !dense_layers) return;
-  const char* key = step != 1 ? "decoder_sparse_step" : "mlp_only_layers";
-  throw InputError(r.file(), r.path_of(key), io::describe(r.raw(key)),
-                   "every layer sparse (decoder_sparse_step 1, no mlp_only_layers): dense layers among "
-                   "expert layers are not supported yet");
-}
-
 using Reader = ModelSpec (*)(ObjectReader&);
 
 // The families with a two-matrix GELU MLP (hf_gelu_families.hpp).
@@ -158,12 +151,20 @@ const std::map<std::string, Reader, std::less<>>& gelu_readers() {
 
 }  // namespace
 
-std::optional<ModelSpec> read_family(ObjectReader& r, const std::string& model_type) {
+std::optional<ModelSpec> read_family(ObjectReader& r, const std::string& model_type, std::vector<std::string>& notes) {
   if (const auto it = gelu_readers().find(model_type); it != gelu_readers().end()) return it->second(r);
+  if (model_type == "deepseek_v2") return deepseek_v2(r, notes);
+  if (model_type == "deepseek_v3") return deepseek_v3(r, notes);
   const auto it = llama_tree_families().find(model_type);
   if (it == llama_tree_families().end()) return std::nullopt;
   ModelSpec m = llama_tree(r, it->second);
-  if (model_type == "qwen3_moe") check_every_layer_sparse(r);
+  if (model_type == "qwen2_moe") {
+    // Qwen2MoeSparseMoeBlock: a shared expert of its own width with a sigmoid gate (hidden -> 1).
+    m.shared_intermediate = optional_int(r, "shared_expert_intermediate_size", 0, 16 * kMaxWidth).value_or(5632);
+    m.shared_expert_gate = m.shared_intermediate > 0;
+    m.qkv_bias = flag(r, "qkv_bias", true);
+  }
+  if (model_type == "qwen2_moe" || model_type == "qwen3_moe") qwen_moe_layers(r, m, it->second.shape->intermediate);
   return m;
 }
 
@@ -181,6 +182,8 @@ const std::string& family_names() {
     std::set<std::string> all;
     for (const auto& entry : gelu_readers()) all.insert(entry.first);
     for (const auto& entry : llama_tree_families()) all.insert(entry.first);
+    all.insert("deepseek_v2");
+    all.insert("deepseek_v3");
     std::string s;
     for (const std::string& name : all) s += (s.empty() ? "" : ", ") + name;
     return s;

@@ -4,15 +4,17 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "planner/io/json_reader.hpp"
 #include "simulator/spec/model_spec.hpp"
 
 namespace preflight::hf {
 
-// The model of `r` read as `model_type`; nullopt when preflight does not know the type. A known type
-// whose config says something preflight does not model throws an InputError saying "not supported".
-std::optional<ModelSpec> read_family(io::ObjectReader& r, const std::string& model_type);
+// The model of `r` read as `model_type`, with notes on what it does not count; nullopt when
+// preflight does not know the type. A known type whose config says something preflight does not
+// model throws an InputError saying "not supported".
+std::optional<ModelSpec> read_family(io::ObjectReader& r, const std::string& model_type, std::vector<std::string>& notes);
 
 // The Llama keys every decoder-only config of the family tree writes (hidden_size, num_hidden_layers,
 // num_attention_heads, num_key_value_heads, head_dim, intermediate_size, vocab_size,

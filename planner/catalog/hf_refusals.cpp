@@ -25,11 +25,6 @@ std::string refusal(const std::string& model_type) {
                           "qwen3_next"}) {
       m[t] = "a hybrid of attention and state-space (or linear-attention) layers";
     }
-    for (const char* t : {"deepseek_v2", "deepseek_v3"}) {
-      m[t] = "a model with DeepSeek's multi-head latent attention (kv_lora_rank, q_lora_rank), shared experts (n_shared_experts) "
-             "and dense first layers (first_k_dense_replace), which are not modelled yet";
-    }
-    m["qwen2_moe"] = "a model with experts beside a shared expert (shared_expert_intermediate_size), which is not modelled yet";
     m["llama4"] = "a model with interleaved dense and expert layers with a shared expert, which are not modelled yet";
     return m;
   }();

@@ -26,10 +26,19 @@ std::string attention_backend(AttentionKernel kernel, bool flash) {
 
 // The model's architecture in Megatron-LM's arguments (megatron/training/arguments.py).
 std::string model_arguments(const ModelSpec& m, std::int64_t seq_len) {
-  std::string s = arg("num-layers", m.layers) + arg("hidden-size", m.hidden) + arg("ffn-hidden-size", m.intermediate) +
+  const bool dense_layers = m.is_moe() && m.dense_layers > 0;
+  std::string s = arg("num-layers", m.layers) + arg("hidden-size", m.hidden) +
+                  arg("ffn-hidden-size", dense_layers ? m.dense_intermediate : m.intermediate) +
                   arg("num-attention-heads", m.heads) + arg("vocab-size", m.vocab);
-  if (m.head_dim * m.heads != m.hidden) s += arg("kv-channels", m.head_dim);
-  if (m.kv_heads != m.heads) s += " --group-query-attention" + arg("num-query-groups", m.kv_heads);
+  if (m.is_mla()) {
+    // Megatron-Core's MLA: qk-head-dim is the part without rotary embedding.
+    s += " --multi-latent-attention" + (m.mla.q_rank > 0 ? arg("q-lora-rank", m.mla.q_rank) : std::string()) +
+         arg("kv-lora-rank", m.mla.kv_rank) + arg("qk-head-dim", m.mla.nope_dim) + arg("qk-pos-emb-head-dim", m.mla.rope_dim) +
+         arg("v-head-dim", m.mla.v_dim);
+  } else {
+    if (m.head_dim * m.heads != m.hidden) s += arg("kv-channels", m.head_dim);
+    if (m.kv_heads != m.heads) s += " --group-query-attention" + arg("num-query-groups", m.kv_heads);
+  }
   s += " \\\n ";
   s += arg("seq-length", seq_len) + arg("max-position-embeddings", m.max_seq_len);
   s += m.learned_positions ? " --position-embedding-type learned_absolute" : " --position-embedding-type rope";
@@ -39,6 +48,12 @@ std::string model_arguments(const ModelSpec& m, std::int64_t seq_len) {
   if (m.qkv_bias && !m.o_bias) s += " --add-qkv-bias";
   if (!m.tied_embeddings) s += " --untie-embeddings-and-output-weights";
   if (m.is_moe()) s += arg("num-experts", m.experts) + arg("moe-router-topk", m.experts_per_token);
+  if (dense_layers) {
+    // Megatron places the dense layers by a pattern; preflight counts them, as DeepSeek puts them first.
+    s += arg("moe-ffn-hidden-size", m.intermediate) + " --moe-layer-freq '([0]*" + std::to_string(m.dense_layers) + "+[1]*" +
+         std::to_string(m.expert_layers()) + ")'";
+  }
+  if (m.is_moe() && m.shared_intermediate > 0) s += arg("moe-shared-expert-intermediate-size", m.shared_intermediate);
   s += " --attention-dropout " + fixed(m.attention_dropout, 2) + " --hidden-dropout " + fixed(m.hidden_dropout, 2);
   return s;
 }

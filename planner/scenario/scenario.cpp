@@ -30,7 +30,9 @@ constexpr std::int64_t kMaxSequences = 1'000'000'000'000;
 constexpr int kDefaultVcpusPerGpu = 12;
 
 const std::vector<std::string>& linear_names() {
-  static const std::vector<std::string> names{"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
+  // With DeepSeek's latent-attention projections (a model without them has none to adapt).
+  static const std::vector<std::string> names{"q_proj",   "k_proj",   "v_proj",  "o_proj",   "gate_proj",         "up_proj",
+                                              "down_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj"};
   return names;
 }
 
@@ -67,7 +69,8 @@ LoraSpec read_lora(ObjectReader& r) {
       const std::vector<std::string> expanded = expand_target(given[i]);
       if (expanded.empty()) {
         throw InputError(l->file(), l->path_of("targets") + "[" + std::to_string(i) + "]", "\"" + given[i] + "\"",
-                         "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear "
+                         "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear, DeepSeek's q_a_proj, q_b_proj, "
+                         "kv_a_proj_with_mqa, kv_b_proj "
                          "(or GPT-2's c_attn, c_proj, c_fc; Mixtral's w1, w2, w3; GPT-NeoX's, Falcon's and BLOOM's "
                          "query_key_value, dense, dense_h_to_4h, dense_4h_to_h; Phi's fc1, fc2; Phi-3's qkv_proj, gate_up_proj)");
       }

@@ -85,6 +85,21 @@ void PassCost::add(const Kernel& k, const DeviceRates& rates, KernelClass kind) 
   }
 }
 
+void PassCost::add_share(const PassCost& other, double weight) {
+  seconds += weight * other.seconds;
+  flops += weight * other.flops;
+  kernels += other.kernels;
+  classes.gemm += weight * other.classes.gemm;
+  classes.attention += weight * other.classes.attention;
+  classes.memory_bound += weight * other.classes.memory_bound;
+}
+
+void LayerCost::add_share(const LayerCost& other, double weight) {
+  forward.add_share(other.forward, weight);
+  backward.add_share(other.backward, weight);
+  attention_core_forward.add_share(other.attention_core_forward, weight);
+}
+
 namespace kd = kernel_defaults;
 
 namespace {
@@ -190,6 +205,7 @@ void fused_attention(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in
   const double s = static_cast<double>(in.seq_len);
   const double heads = static_cast<double>(m.heads) / static_cast<double>(in.tp);
   const double d = static_cast<double>(m.head_dim);
+  const double mean_d = 0.5 * (d + static_cast<double>(m.v_head_dim()));  // scores over d, values over MLA's narrower v
   const double tokens = b * s;
   const AttentionKernel kernel = in.stack.attention;
   auto rate = [&](AttentionPass pass) {
@@ -199,8 +215,9 @@ void fused_attention(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in
   // recomputes the scores and runs four products instead of two (2.5x forward, as FlashAttention's
   // benchmarks count it). Reads Q, K, V and writes O forward; backward also reads O and dO and writes
   // dQ, dK, dV.
-  const double qkvo = a * tokens * static_cast<double>(2 * m.q_dim() + 2 * m.kv_dim()) / static_cast<double>(in.tp);
-  Kernel fwd{2.0 * b * heads * s * s * d, qkvo};
+  const double qkvo = a * tokens * static_cast<double>(m.q_dim() + m.kv_dim() + m.v_dim() + m.attention_out_dim()) /
+                      static_cast<double>(in.tp);
+  Kernel fwd{2.0 * b * heads * s * s * mean_d, qkvo};
   fwd.published_flops_per_second = rate(AttentionPass::forward);
   Kernel bwd{2.5 * fwd.flops, 2.0 * qkvo};
   bwd.published_flops_per_second = rate(AttentionPass::backward);
@@ -225,7 +242,7 @@ void eager_attention(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in
     pass->add(scores, r, kind);
     pass->add(softmax, r, kind);
     if (dropout) pass->add(dropout_pass, r, kind);
-    pass->add(half(gemm(s, d, s, a, b * heads)), r, kind);
+    pass->add(half(gemm(s, static_cast<double>(m.v_head_dim()), s, a, b * heads)), r, kind);
   }
   Kernel twice = scores;
   twice.flops *= 2.0;
@@ -238,6 +255,56 @@ void eager_attention(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in
 
 }  // namespace
 
+namespace {
+
+// The attention's projections on this rank: Q, K and V as one fused GEMM, or MLA's down projections
+// (replicated under tensor parallelism, as Megatron-LM's MLA keeps them), their latent norms and up
+// projections (split by heads).
+void attention_projections(LayerCost& c, const ModelSpec& m, double t, double a, bool frozen, bool fp8, const LayerCostInputs& in,
+                           const DeviceRates& r) {
+  const double h = static_cast<double>(m.hidden);
+  const double tp = static_cast<double>(in.tp);
+  const double q = static_cast<double>(m.q_dim()) / tp;
+  const double kv = static_cast<double>(m.kv_dim()) / tp;
+  if (!m.is_mla()) {
+    linear(c, {t, h, q + 2.0 * kv, frozen, m.qkv_bias}, a, fp8, r);
+    return;
+  }
+  const LatentAttention& l = m.mla;
+  const double kv_rank = static_cast<double>(l.kv_rank);
+  const double q_rank = static_cast<double>(l.q_rank);
+  linear(c, {t, h, kv_rank + q_rank + static_cast<double>(l.rope_dim), frozen, m.o_bias}, a, fp8, r);
+  const Shares norms = norm(in.stack.fused_elementwise);
+  streaming(c, 2.0 * a * t * (kv_rank + q_rank), 3.0 * a * t * (kv_rank + q_rank), r, norms);
+  if (l.q_rank > 0) {
+    linear(c, {t, q_rank, q, frozen, false}, a, fp8, r);
+  } else {
+    linear(c, {t, h, q, frozen, false}, a, fp8, r);
+  }
+  linear(c, {t, kv_rank, static_cast<double>(m.heads * (l.nope_dim + l.v_dim)) / tp, frozen, false}, a, fp8, r);
+}
+
+// One MLP (a dense one, every routed expert together, or a shared expert) of width `inter` on this
+// rank, over `tokens`.
+void mlp(LayerCost& c, const ModelSpec& m, double tokens, double inter, double a, bool frozen, bool fp8, bool fused,
+         const DeviceRates& r) {
+  const double h = static_cast<double>(m.hidden);
+  const Shares pointwise = elementwise(fused);
+  if (m.mlp == MlpKind::gated) {
+    linear(c, {tokens, h, 2.0 * inter, frozen, m.mlp_bias}, a, fp8, r);  // gate and up, one fused GEMM
+    // act(gate) * up. Eager: the activation (read, write), then the product (read two, write one);
+    // backward the product's (read three, write two) and the activation's (read two, write one).
+    // Fused: one pass each way (read two, write one; read three, write two).
+    streaming(c, (fused ? 3.0 : 5.0) * a * tokens * inter, (fused ? 5.0 : 8.0) * a * tokens * inter, r, pointwise);
+  } else {
+    linear(c, {tokens, h, inter, frozen, m.mlp_bias}, a, fp8, r);
+    streaming(c, 2.0 * a * tokens * inter, 3.0 * a * tokens * inter, r, pointwise);  // GELU
+  }
+  linear(c, {tokens, inter, h, frozen, m.mlp_bias}, a, fp8, r);
+}
+
+}  // namespace
+
 LayerCost layer_cost(const Workload& w, const LayerCostInputs& in, const DeviceRates& r) {
   const ModelSpec& m = w.model();
   const double a = activation_bytes(in.precision);
@@ -246,50 +313,64 @@ LayerCost layer_cost(const Workload& w, const LayerCostInputs& in, const DeviceR
   const double tp = static_cast<double>(in.tp);
   const double q = static_cast<double>(m.q_dim()) / tp;  // this rank's heads
   const double kv = static_cast<double>(m.kv_dim()) / tp;
-  const double inter = static_cast<double>(m.intermediate) / tp;
   const double st = in.sequence_parallel ? t / tp : t;  // tokens the norms and residuals see on this rank
   const double routed = t * static_cast<double>(std::min(m.experts_per_token, m.experts));  // tokens through experts
   const bool frozen = in.frozen_weights;
   const bool fp8 = in.stack.fp8_linears;
   const bool fused = in.stack.fused_elementwise;
+  const std::vector<LayerKind>& kinds = w.layer_kinds();
+  const double layers = static_cast<double>(m.layers);
 
   LayerCost c;
+  // What a kind of layer adds, in its share of the layers (a model of one kind adds it whole).
+  const auto in_share = [&](const LayerKind& kind, const auto& add) {
+    if (kinds.size() == 1) return add(c);
+    LayerCost part;
+    add(part);
+    c.add_share(part, static_cast<double>(kind.layers) / layers);
+  };
   if (in.quantized_weights) {
-    for (const LinearShape& l : w.linears()) dequantize(c, static_cast<double>(l.weights()), a, r);
+    for (const LayerKind& kind : kinds) {
+      in_share(kind, [&](LayerCost& k) {
+        for (const LinearShape& l : kind.linears) dequantize(k, static_cast<double>(l.weights()), a, r);
+      });
+    }
   }
   const Shares pointwise = elementwise(fused);
   residual_and_norm(c, st * h, a, fused, r);  // the previous block's residual add and the input norm
-  linear(c, {t, h, q + 2.0 * kv, frozen, m.qkv_bias}, a, fp8, r);
+  attention_projections(c, m, t, a, frozen, fp8, in, r);
   if (!m.learned_positions) streaming(c, 2.0 * a * t * (q + kv), 2.0 * a * t * (q + kv), r, pointwise);  // rotary on q, k
   if (in.stack.attention == AttentionKernel::eager) {
     eager_attention(c, m, in, a, r);
   } else {
     fused_attention(c, m, in, a, r);
   }
-  linear(c, {t, q, h, frozen, m.o_bias}, a, fp8, r);
+  linear(c, {t, static_cast<double>(m.attention_out_dim()) / tp, h, frozen, m.o_bias}, a, fp8, r);
   const double dropout = (2.0 * a + 1.0) * st * h;  // read, write, and the 1-byte mask
   if (m.hidden_dropout > 0.0) streaming(c, dropout, dropout, r, pointwise);
   residual_and_norm(c, st * h, a, fused, r);  // the attention's residual add and the post-attention norm
-  if (m.is_moe()) half_linear(c, t, h, static_cast<double>(m.experts), a, frozen, r);  // router
-  if (m.mlp == MlpKind::gated) {
-    linear(c, {routed, h, 2.0 * inter, frozen, m.mlp_bias}, a, fp8, r);  // gate and up, one fused GEMM
-    // act(gate) * up. Eager: the activation (read, write), then the product (read two, write one);
-    // backward the product's (read three, write two) and the activation's (read two, write one).
-    // Fused: one pass each way (read two, write one; read three, write two).
-    streaming(c, (fused ? 3.0 : 5.0) * a * routed * inter, (fused ? 5.0 : 8.0) * a * routed * inter, r, pointwise);
-  } else {
-    linear(c, {routed, h, inter, frozen, m.mlp_bias}, a, fp8, r);
-    streaming(c, 2.0 * a * routed * inter, 3.0 * a * routed * inter, r, pointwise);  // GELU
+  // The MLP of each kind of layer, in its share of the layers: an expert layer's router, routed
+  // experts and shared expert; a dense layer's MLP.
+  in_share(kinds.front(), [&](LayerCost& k) {
+    if (m.is_moe()) half_linear(k, t, h, static_cast<double>(m.experts), a, frozen, r);  // router
+    mlp(k, m, routed, static_cast<double>(m.intermediate) / tp, a, frozen, fp8, fused, r);
+    if (m.is_moe() && m.shared_intermediate > 0) mlp(k, m, t, static_cast<double>(m.shared_intermediate) / tp, a, frozen, fp8, fused, r);
+  });
+  if (kinds.size() > 1) {
+    in_share(kinds.back(), [&](LayerCost& k) { mlp(k, m, t, static_cast<double>(m.dense_intermediate) / tp, a, frozen, fp8, fused, r); });
   }
-  linear(c, {routed, inter, h, frozen, m.mlp_bias}, a, fp8, r);
   if (m.hidden_dropout > 0.0) streaming(c, dropout, dropout, r, pointwise);
   if (in.lora != nullptr) {
     // Each adapted module adds A (in -> r) and B (r -> out), both trained.
-    for (const LinearShape& l : w.linears()) {
-      if (std::find(in.lora->targets.begin(), in.lora->targets.end(), l.name) == in.lora->targets.end()) continue;
-      const double tokens = l.copies > 1 ? routed : t;
-      half_linear(c, tokens, static_cast<double>(l.in) / tp, static_cast<double>(in.lora->rank), a, false, r);
-      half_linear(c, tokens, static_cast<double>(in.lora->rank), static_cast<double>(l.out), a, false, r);
+    for (const LayerKind& kind : kinds) {
+      in_share(kind, [&](LayerCost& k) {
+        for (const LinearShape& l : kind.linears) {
+          if (std::find(in.lora->targets.begin(), in.lora->targets.end(), l.name) == in.lora->targets.end()) continue;
+          const double tokens = l.copies > 1 ? routed : t;
+          half_linear(k, tokens, static_cast<double>(l.in) / tp, static_cast<double>(in.lora->rank), a, false, r);
+          half_linear(k, tokens, static_cast<double>(in.lora->rank), static_cast<double>(l.out), a, false, r);
+        }
+      });
     }
   }
   return c;

@@ -72,12 +72,16 @@ struct PassCost {
   KernelClassSeconds classes;  // the seconds above by kernel class
 
   void add(const Kernel& k, const DeviceRates& rates, KernelClass kind);
+  // `other` in the share `weight` of the layers (a mean over an expert model's kinds of layer).
+  void add_share(const PassCost& other, double weight);
 };
 
 struct LayerCost {
   PassCost forward;
   PassCost backward;
   PassCost attention_core_forward;  // what selective recompute re-runs
+
+  void add_share(const LayerCost& other, double weight);
 };
 
 struct LayerCostInputs {
@@ -95,6 +99,8 @@ struct LayerCostInputs {
   bool sequence_parallel = false;
 };
 
+// One layer; for an expert model with dense layers, the mean over its layers (what a stage of the
+// model's layers costs, layer for layer, in the sum).
 LayerCost layer_cost(const Workload& workload, const LayerCostInputs& in, const DeviceRates& rates);
 // Embedding lookup, final norm, lm_head and the cross-entropy loss.
 LayerCost head_cost(const ModelSpec& model, const LayerCostInputs& in, const DeviceRates& rates);

@@ -31,8 +31,14 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
   // output-projection input, and the residual dropout mask.
   t.outside += 2.0 * a * h;                                       // norm inputs (attention and MLP)
   t.outside += g * h;                                             // QKV projection input
-  t.rest += a * static_cast<double>(m.q_dim() + 2 * m.kv_dim());  // Q, K, V
-  t.rest += g * static_cast<double>(m.q_dim());                   // o_proj input (flash attention's output O)
+  t.rest += a * static_cast<double>(m.q_dim() + m.kv_dim() + m.v_dim());  // Q, K, V
+  t.rest += g * static_cast<double>(m.attention_out_dim());              // o_proj input (flash attention's output O)
+  if (m.is_mla()) {
+    // MLA's down projections run whole on every tensor-parallel rank: their outputs (the norms'
+    // inputs) and the normed latents (the up projections' inputs).
+    const double latents = static_cast<double>(m.mla.kv_rank + m.mla.q_rank);
+    t.outside += a * (latents + static_cast<double>(m.mla.rope_dim)) + g * latents;
+  }
   t.outside += dropout ? 2.0 * h : 0.0;                           // 1-byte masks after attention and MLP
   if (in.flash_attention) {
     t.rest += 4.0 * heads;  // fp32 log-sum-exp per head: all flash attention keeps of the scores
@@ -41,22 +47,29 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
     const bool attn_dropout = m.attention_dropout > 0.0;
     t.attention_core = heads * s * (a + (attn_dropout ? 1.0 + a : 0.0));
   }
-  // MLP: input, then per expert the token passes through.
+  // MLP: input, then per expert the token passes through (gate, up, act(gate), down_proj input; a
+  // GELU MLP keeps the GELU input and fc2's input). An expert model's layers of each kind in their
+  // share: an expert layer's top-k routed experts, its shared expert and router logits (fp32); a
+  // dense layer's MLP.
   t.outside += g * h;
-  if (m.mlp == MlpKind::gated) {
-    t.rest += top_k * (3.0 * a + g) * inter;  // gate, up, act(gate), down_proj input
-  } else {
-    t.rest += top_k * (a + g) * inter;  // GELU input, fc2 input
-  }
-  if (m.is_moe()) t.outside += 4.0 * static_cast<double>(m.experts);  // fp32 router logits
+  const double per_width = m.mlp == MlpKind::gated ? 3.0 * a + g : a + g;
+  const std::vector<LayerKind>& kinds = w.layer_kinds();
+  const double expert_share = static_cast<double>(kinds.front().layers) / static_cast<double>(m.layers);
+  const double shared = m.is_moe() ? static_cast<double>(m.shared_intermediate) : 0.0;
+  t.rest += expert_share * per_width * (top_k * inter + shared);
+  if (kinds.size() > 1) t.rest += (1.0 - expert_share) * per_width * static_cast<double>(m.dense_intermediate);
+  if (m.is_moe()) t.outside += expert_share * 4.0 * static_cast<double>(m.experts);
 
   if (in.lora != nullptr && !in.lora->targets.empty()) {
     // Each adapted module keeps the adapter input after dropout (plus its mask) and A's output.
-    for (const LinearShape& l : w.linears()) {
-      if (std::find(in.lora->targets.begin(), in.lora->targets.end(), l.name) == in.lora->targets.end()) continue;
-      const double copies = l.copies > 1 ? top_k : 1.0;
-      const double dropout_bytes = in.lora->dropout > 0.0 ? (a + 1.0) * static_cast<double>(l.in) : 0.0;
-      t.rest += copies * (dropout_bytes + a * static_cast<double>(in.lora->rank));
+    for (const LayerKind& kind : kinds) {
+      const double share = static_cast<double>(kind.layers) / static_cast<double>(m.layers);
+      for (const LinearShape& l : kind.linears) {
+        if (std::find(in.lora->targets.begin(), in.lora->targets.end(), l.name) == in.lora->targets.end()) continue;
+        const double copies = l.copies > 1 ? top_k : 1.0;
+        const double dropout_bytes = in.lora->dropout > 0.0 ? (a + 1.0) * static_cast<double>(l.in) : 0.0;
+        t.rest += share * copies * (dropout_bytes + a * static_cast<double>(in.lora->rank));
+      }
     }
   }
   const double tp = static_cast<double>(in.tp);

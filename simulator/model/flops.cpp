@@ -10,7 +10,8 @@ FlopsPerToken flops_per_token(const ModelSpec& model, const ParameterCount& c, s
                                                    (model.tied_embeddings ? c.embedding : 0));
   FlopsPerToken f;
   f.forward_matmul = 2.0 * matmul_params;
-  f.forward_attention = 2.0 * 2.0 * static_cast<double>(model.layers * seq_len * model.q_dim());
+  // The score product over the query/key width, the value product over the value width (narrower under MLA).
+  f.forward_attention = 2.0 * static_cast<double>(model.layers * seq_len * model.heads * (model.head_dim + model.v_head_dim()));
   return f;
 }
 

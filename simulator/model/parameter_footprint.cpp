@@ -23,12 +23,14 @@ StateBytes state_bytes(Precision precision, OptimizerKind optimizer, bool fp32_a
 }
 
 double lora_parameters(const ModelSpec& model, const LoraSpec& lora) {
-  double per_layer = 0.0;
-  for (const LinearShape& l : layer_linears(model)) {
-    if (std::find(lora.targets.begin(), lora.targets.end(), l.name) == lora.targets.end()) continue;
-    per_layer += static_cast<double>(lora.rank * (l.in + l.out) * l.copies);
+  double total = 0.0;
+  for (const LayerKind& kind : layer_kinds(model)) {
+    for (const LinearShape& l : kind.linears) {
+      if (std::find(lora.targets.begin(), lora.targets.end(), l.name) == lora.targets.end()) continue;
+      total += static_cast<double>(lora.rank * (l.in + l.out) * l.copies * kind.layers);
+    }
   }
-  return per_layer * static_cast<double>(model.layers);
+  return total;
 }
 
 ParameterFootprint parameter_footprint(const ModelSpec& model, const ParameterCount& count, const TrainingJob& job) {

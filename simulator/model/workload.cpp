@@ -8,7 +8,7 @@ Workload::Workload(ModelSpec model, TrainingJob job)
     : model_(std::move(model)),
       job_(std::move(job)),
       count_(count_parameters(model_)),
-      linears_(layer_linears(model_)),
+      kinds_(preflight::layer_kinds(model_)),
       footprint_(parameter_footprint(model_, count_, job_)),
       state_bytes_(preflight::state_bytes(job_.precision, job_.optimizer, job_.method != Method::full)),
       flops_(flops_per_token(model_, count_, job_.seq_len)) {}

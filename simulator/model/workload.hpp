@@ -25,8 +25,10 @@ class Workload {
   const ModelSpec& model() const { return model_; }
   const TrainingJob& job() const { return job_; }
   const ParameterCount& count() const { return count_; }
-  // One transformer layer's weight matrices, in execution order.
-  const std::vector<LinearShape>& linears() const { return linears_; }
+  // The largest layer's weight matrices (an expert layer of an expert model), in execution order.
+  const std::vector<LinearShape>& linears() const { return kinds_.front().linears; }
+  // Every kind of layer with its count: the largest first, then an expert model's dense layers.
+  const std::vector<LayerKind>& layer_kinds() const { return kinds_; }
   // The whole model's parameters under the job's method (full, LoRA, QLoRA), before any stage split.
   const ParameterFootprint& footprint() const { return footprint_; }
   const StateBytes& state_bytes() const { return state_bytes_; }
@@ -39,7 +41,7 @@ class Workload {
   ModelSpec model_;
   TrainingJob job_;
   ParameterCount count_;
-  std::vector<LinearShape> linears_;
+  std::vector<LayerKind> kinds_;
   ParameterFootprint footprint_;
   StateBytes state_bytes_;
   FlopsPerToken flops_;

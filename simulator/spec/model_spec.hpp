@@ -25,6 +25,17 @@ enum class QkNorm {
   whole      // one RMSNorm over all query and all key channels (OLMo 2)
 };
 
+// DeepSeek's multi-head latent attention (DeepSeek-V2 paper, section 2.1): queries through an optional
+// low-rank projection; keys and values up-projected per head from one compressed latent per token,
+// beside a rotary key part shared by the heads. Training materialises the per-head keys and values.
+struct LatentAttention {
+  std::int64_t q_rank = 0;    // q_lora_rank; 0: queries projected straight from the hidden state
+  std::int64_t kv_rank = 0;   // kv_lora_rank; 0: ordinary attention
+  std::int64_t rope_dim = 0;  // qk_rope_head_dim
+  std::int64_t nope_dim = 0;  // qk_nope_head_dim
+  std::int64_t v_dim = 0;     // v_head_dim
+};
+
 struct ModelSpec {
   std::string id;
   std::string architecture;  // Hugging Face model_type as read ("llama", "gemma2", ...); empty: built in code
@@ -53,12 +64,26 @@ struct ModelSpec {
   bool attention_sinks = false;  // gpt-oss: one learned logit per head and layer
   std::int64_t experts = 1;             // MoE experts per layer (1 = dense)
   std::int64_t experts_per_token = 1;   // top-k routing
+  // Expert models' other MLPs: layers with a dense MLP among the expert layers (DeepSeek's first
+  // layers, Qwen-MoE's mlp_only_layers), and an always-on shared expert beside the routed ones.
+  std::int64_t dense_layers = 0;
+  std::int64_t dense_intermediate = 0;
+  std::int64_t shared_intermediate = 0;  // 0: no shared expert (DeepSeek: n_shared_experts x moe_intermediate_size)
+  bool shared_expert_gate = false;       // Qwen2-MoE: a sigmoid gate (hidden -> 1) on the shared expert
+  LatentAttention mla;
   double attention_dropout = 0.0;
   double hidden_dropout = 0.0;
 
   bool is_moe() const { return experts > 1; }
+  bool is_mla() const { return mla.kv_rank > 0; }
+  std::int64_t expert_layers() const { return is_moe() ? layers - dense_layers : 0; }
+  // Query and key head width; under MLA head_dim is the query/key width (nope + rope) and the
+  // values are narrower.
+  std::int64_t v_head_dim() const { return is_mla() ? mla.v_dim : head_dim; }
   std::int64_t q_dim() const { return heads * head_dim; }
   std::int64_t kv_dim() const { return kv_heads * head_dim; }
+  std::int64_t v_dim() const { return kv_heads * v_head_dim(); }
+  std::int64_t attention_out_dim() const { return heads * v_head_dim(); }
 };
 
 }  // namespace preflight

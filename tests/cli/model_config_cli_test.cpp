@@ -57,6 +57,22 @@ TEST(ModelConfigCli, AMixtureOfExpertsShowsItsActiveShare) {
   fs::remove_all(scenario.parent_path());
 }
 
+TEST(ModelConfigCli, DeepSeekWithLatentAttentionIsPlannedWithItsExactCounts) {
+  // LoRA on MLA's own projections (PEFT's module names): accepted, and the model counted as
+  // hf_families_test.cpp counts it by hand.
+  const fs::path scenario =
+      scenario_on("DeepSeek-V2-Lite", "model-config-deepseek", json::array({"q_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"}));
+  for (const std::string command : {"check", "simulate", "plan"}) {
+    const test::CliResult r = test::run_preflight(command + " " + scenario.string() + " --format json");
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << command << ": " << r.err;
+    const json model = json::parse(r.out).at("model");
+    EXPECT_EQ(model.at("parameters"), 15'706'484'224) << command;
+    EXPECT_EQ(model.at("active_parameters"), 2'661'150'208) << command;
+    EXPECT_EQ(model.at("architecture"), "deepseek_v2") << command;
+  }
+  fs::remove_all(scenario.parent_path());
+}
+
 TEST(ModelConfigCli, TheTowerCountedOfAMultimodalConfigIsSaid) {
   const fs::path scenario = scenario_on("gemma-3-27b-it", "model-config-gemma3");
   const test::CliResult r = test::run_preflight("plan " + scenario.string());

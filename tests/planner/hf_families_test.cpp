@@ -114,6 +114,45 @@ constexpr i64 phi_3_5_moe(i64 experts) {
          (v * h + v) + 2 * h;
 }
 
+constexpr i64 deepseek_v3(i64 experts) {
+  // MLA (DeepseekV3Attention): q_a_proj (h -> 1536), its RMSNorm, q_b_proj (1536 -> 128 heads x 192),
+  // kv_a_proj_with_mqa (h -> 512 + 64), its RMSNorm over 512, kv_b_proj (512 -> 128 x (128 + 128)),
+  // o_proj (128 x 128 -> h); no biases. Three dense first layers of 18432; then 256 routed experts
+  // of 2048, one shared expert of 2048 and a 256-way router. The multi-token-prediction module is
+  // not built by transformers.
+  const i64 h = 7168;
+  const i64 attention = h * 1536 + 1536 + 1536 * 128 * 192 + h * 576 + 512 + 512 * 128 * 256 + 128 * 128 * h;
+  const i64 dense = attention + 3 * h * 18432 + 2 * h;
+  const i64 moe = attention + (experts + 1) * 3 * h * 2048 + 256 * h + 2 * h;
+  return 3 * dense + 58 * moe + 2 * 129280 * h + h;
+}
+constexpr i64 deepseek_v2(i64 experts) {
+  // DeepSeek-V2: the same attention at h 5120; one dense layer of 12288; 160 routed experts of 1536,
+  // two shared (one MLP of 2 x 1536), a 160-way router.
+  const i64 h = 5120;
+  const i64 attention = h * 1536 + 1536 + 1536 * 128 * 192 + h * 576 + 512 + 512 * 128 * 256 + 128 * 128 * h;
+  const i64 dense = attention + 3 * h * 12288 + 2 * h;
+  const i64 moe = attention + (experts + 2) * 3 * h * 1536 + 160 * h + 2 * h;
+  return dense + 59 * moe + 2 * 102400 * h + h;
+}
+constexpr i64 deepseek_v2_lite(i64 experts) {
+  // q_lora_rank null: queries by one q_proj (h -> 16 x 192); one dense layer of 10944; 64 routed
+  // experts of 1408, two shared (one MLP of 2816), a 64-way router.
+  const i64 h = 2048;
+  const i64 attention = h * 16 * 192 + h * 576 + 512 + 512 * 16 * 256 + 16 * 128 * h;
+  const i64 dense = attention + 3 * h * 10944 + 2 * h;
+  const i64 moe = attention + experts * 3 * h * 1408 + 3 * h * 2816 + 64 * h + 2 * h;
+  return dense + 26 * moe + 2 * 102400 * h + h;
+}
+constexpr i64 qwen15_moe_a27b(i64 experts) {
+  // Qwen2MoeSparseMoeBlock: 60 experts of 1408, a shared expert of 5632 with its sigmoid gate
+  // (h -> 1), a 60-way router; Qwen2's biased q/k/v.
+  const i64 h = 2048;
+  const i64 attention = 3 * (h * h + h) + h * h;
+  const i64 moe = experts * 3 * h * 1408 + 3 * h * 5632 + h + 60 * h;
+  return 24 * (attention + moe + 2 * h) + 2 * 151936 * h + h;
+}
+
 class HfFamily : public ::testing::TestWithParam<Expected> {};
 
 TEST_P(HfFamily, CountsTheModelTransformersBuilds) {
@@ -150,7 +189,13 @@ INSTANTIATE_TEST_SUITE_P(
         Expected{"OLMo-7B-hf", "olmo", olmo_7b(), olmo_7b()},
         Expected{"OLMo-2-1124-7B", "olmo2", olmo_2_7b(), olmo_2_7b()},
         Expected{"Phi-3-mini-4k-instruct", "phi3", phi_3_mini(), phi_3_mini()},
-        Expected{"Phi-3.5-MoE-instruct", "phimoe", phi_3_5_moe(16), phi_3_5_moe(2)}),
+        Expected{"Phi-3.5-MoE-instruct", "phimoe", phi_3_5_moe(16), phi_3_5_moe(2)},
+        // DeepSeek-V3 671 B total, 37 B active (DeepSeek-AI 2024, abstract); DeepSeek-V2-Lite 15.7 B,
+        // 2.4 B active (its model card; 2.45 B here without the embedding table); Qwen1.5-MoE-A2.7B
+        // 14.3 B total, 2.7 B active (Qwen's release post).
+        Expected{"DeepSeek-V3", "deepseek_v3", deepseek_v3(256), deepseek_v3(8)},
+        Expected{"DeepSeek-V2-Lite", "deepseek_v2", deepseek_v2_lite(64), deepseek_v2_lite(6)},
+        Expected{"Qwen1.5-MoE-A2.7B", "qwen2_moe", qwen15_moe_a27b(60), qwen15_moe_a27b(4)}),
     [](const ::testing::TestParamInfo<Expected>& p) {
       std::string name = p.param.folder;
       for (char& ch : name) {
@@ -173,6 +218,61 @@ TEST(HfFamily, HandCountsAgreeWithThePublishedTotals) {
   EXPECT_NEAR(static_cast<double>(gpt_oss_20b(4) - 201088 * 2880), 3.61e9, 0.005e9);
   EXPECT_NEAR(static_cast<double>(phi_3_5_moe(16)), 41.9e9, 0.05e9);
   EXPECT_NEAR(static_cast<double>(phi_3_5_moe(2)), 6.6e9, 0.05e9);
+  EXPECT_NEAR(static_cast<double>(deepseek_v3(256)), 671e9, 0.5e9);
+  EXPECT_NEAR(static_cast<double>(deepseek_v3(8)), 37e9, 0.6e9);
+  EXPECT_NEAR(static_cast<double>(deepseek_v2(160)), 236e9, 0.5e9);
+  EXPECT_NEAR(static_cast<double>(deepseek_v2(6)), 21e9, 0.5e9);
+  EXPECT_NEAR(static_cast<double>(deepseek_v2_lite(64)), 15.7e9, 0.05e9);
+  EXPECT_NEAR(static_cast<double>(deepseek_v2_lite(6) - 102400 * 2048), 2.4e9, 0.06e9);
+  EXPECT_NEAR(static_cast<double>(qwen15_moe_a27b(60)), 14.3e9, 0.05e9);
+  EXPECT_NEAR(static_cast<double>(qwen15_moe_a27b(4)), 2.7e9, 0.05e9);
+}
+
+// DeepSeek-V2's published config.json, its shaping keys (deepseek-ai/DeepSeek-V2).
+TEST(HfFamily, DeepSeekV2CountsItsDenseFirstLayerAndTwoSharedExperts) {
+  const nlohmann::json j = nlohmann::json::parse(R"({
+    "model_type": "deepseek_v2", "hidden_size": 5120, "intermediate_size": 12288, "moe_intermediate_size": 1536,
+    "num_hidden_layers": 60, "num_attention_heads": 128, "num_key_value_heads": 128, "n_shared_experts": 2,
+    "n_routed_experts": 160, "num_experts_per_tok": 6, "first_k_dense_replace": 1, "moe_layer_freq": 1,
+    "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+    "vocab_size": 102400, "max_position_embeddings": 163840, "tie_word_embeddings": false})");
+  const HfModel m = read_hf_model(j, "DeepSeek-V2", "config.json", "$");
+  const ParameterCount c = count_parameters(m.spec);
+  EXPECT_EQ(c.total(), deepseek_v2(160));
+  EXPECT_EQ(c.active_per_token(), deepseek_v2(6));
+  EXPECT_EQ(m.spec.dense_layers, 1);
+  EXPECT_TRUE(m.spec.is_mla());
+}
+
+TEST(HfFamily, DeepSeekWithoutExpertsOrWithEveryLayerDenseIsADenseModel) {
+  nlohmann::json j = io::parse_file(config_of("DeepSeek-V2-Lite"));
+  j["n_routed_experts"] = nullptr;  // DeepSeek's modeling code: no experts, every MLP dense
+  const i64 h = 2048;
+  const i64 attention = h * 16 * 192 + h * 576 + 512 + 512 * 16 * 256 + 16 * 128 * h;
+  const i64 dense = 27 * (attention + 3 * h * 10944 + 2 * h) + 2 * 102400 * h + h;
+  EXPECT_EQ(count_parameters(read_hf_model(j, "x", "config.json", "$").spec).total(), dense);
+  j["n_routed_experts"] = 64;
+  j["first_k_dense_replace"] = 27;
+  EXPECT_EQ(count_parameters(read_hf_model(j, "x", "config.json", "$").spec).total(), dense);
+}
+
+TEST(HfFamily, DeepSeekV2NeedsItsTopKWhenItHasExperts) {
+  nlohmann::json j = io::parse_file(config_of("DeepSeek-V2-Lite"));
+  j.erase("num_experts_per_tok");  // DeepseekV2Config's default is None: the router cannot choose
+  try {
+    read_hf_model(j, "x", "config.json", "$");
+    FAIL() << "read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.json_path(), "$.num_experts_per_tok");
+  }
+}
+
+TEST(HfFamily, DeepSeekV3SaysItsMultiTokenPredictionModuleIsNotCounted) {
+  nlohmann::json j = io::parse_file(config_of("DeepSeek-V3"));
+  j["num_nextn_predict_layers"] = 1;
+  const HfModel m = read_hf_model(j, "x", "config.json", "$");
+  ASSERT_EQ(m.notes.size(), 1u);
+  EXPECT_NE(m.notes[0].find("num_nextn_predict_layers"), std::string::npos) << m.notes[0];
 }
 
 TEST(HfFamily, GemmaTiesItsHeadWhenTheKeyIsAbsent) {
@@ -212,8 +312,6 @@ void expect_refused(const std::string& folder, const std::string& type, const st
 TEST(HfFamily, WhatIsNotADecoderOnlyTransformerIsRefusedAsNotSupported) {
   expect_refused("t5-small", "t5", "encoder-decoder");
   expect_refused("mamba-2.8b-hf", "mamba", "state-space");
-  // DeepSeek's latent attention and shared experts are not modelled yet: said, not miscounted.
-  expect_refused("DeepSeek-V3", "deepseek_v3", "multi-head latent attention");
 }
 
 TEST(HfFamily, AnUnknownDecoderIsReadByTheLlamaKeysWithTheKeysItCouldNotInterpret) {
@@ -228,10 +326,23 @@ TEST(HfFamily, AnUnknownDecoderIsReadByTheLlamaKeysWithTheKeysItCouldNotInterpre
   EXPECT_EQ(m.notes[0].find("torch_dtype"), std::string::npos) << m.notes[0];  // metadata is not a warning
 }
 
-TEST(HfFamily, DenseLayersAmongExpertLayersAreRefused) {
+TEST(HfFamily, QwenMoeDenseLayersAmongExpertLayersAreCounted) {
+  // Qwen3MoeDecoderLayer: layers in mlp_only_layers, and those where (i + 1) is not a multiple of
+  // decoder_sparse_step, get a dense Qwen3MoeMLP of intermediate_size (6144 here) and no router.
   nlohmann::json j = io::parse_file(config_of("Qwen3-30B-A3B"));
+  const i64 h = 2048;
+  const i64 expert_mlp = 128 * 3 * h * 768 + h * 128;
+  const i64 dense_mlp = 3 * h * 6144;
   j["mlp_only_layers"] = {0, 1};
-  EXPECT_THROW(read_hf_model(j, "x", "config.json", "$"), InputError);
+  EXPECT_EQ(count_parameters(read_hf_model(j, "x", "config.json", "$").spec).total(),
+            qwen3_30b_a3b(128) - 2 * (expert_mlp - dense_mlp));
+  j["mlp_only_layers"] = nlohmann::json::array();
+  j["decoder_sparse_step"] = 2;  // layers 1, 3, 5, ... have experts: half of 48
+  const ModelSpec every_other = read_hf_model(j, "x", "config.json", "$").spec;
+  EXPECT_EQ(every_other.dense_layers, 24);
+  EXPECT_EQ(count_parameters(every_other).total(), qwen3_30b_a3b(128) - 24 * (expert_mlp - dense_mlp));
+  j["mlp_only_layers"] = {48};
+  EXPECT_THROW(read_hf_model(j, "x", "config.json", "$"), InputError);  // past the last layer
 }
 
 TEST(HfFamily, ADenseFamilyWithAnExpertCountIsRefused) {
