@@ -83,6 +83,7 @@ std::string megatron_arguments(const ExportPlan& p) {
     s += arg("num-layers-per-virtual-pipeline-stage", p.scenario->model().layers / (par.pp * par.interleave));
   }
   if (par.sequence_parallel) s += " --sequence-parallel";
+  if (par.ep > 1) s += arg("expert-model-parallel-size", par.ep) + " --moe-token-dispatcher-type alltoall";
   if (stage == 1) s += " --use-distributed-optimizer";
   s += " \\\n ";
   s += model_arguments(p.scenario->model(), t.seq_len) + " \\\n ";

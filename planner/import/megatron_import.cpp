@@ -124,7 +124,8 @@ void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64
     setup.set("config.sharding", distributed && *distributed ? "zero1" : "ddp", file,
               distributed ? "--use-distributed-optimizer" : "--use-distributed-optimizer (not given)");
   }
-  a.ignore(setup, {"expert-model-parallel-size", "expert-tensor-parallel-size"}, "not modelled: experts are laid out like the dense layers");
+  if (const auto ep = a.integer("expert-model-parallel-size", 1, 4096)) setup.set("config.parallelism.ep", *ep, file, "--expert-model-parallel-size");
+  a.ignore(setup, {"expert-tensor-parallel-size"}, "not modelled: experts are split by tensor parallelism like the dense layers");
 }
 
 void recompute(ForeignObject& a, ImportedSetup& setup, std::int64_t layers, std::int64_t pp) {

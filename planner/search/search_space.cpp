@@ -54,10 +54,17 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
   for (int tp = 1; tp <= node.gpus_per_node; tp *= 2) {
     if (model.heads % tp != 0 || model.kv_heads % tp != 0) break;
     for (int pp = 1; tp * pp <= gpus && pp <= model.layers; pp *= 2) {
-      if ((tp == 1 && pp == 1) || gpus % (tp * pp) != 0) continue;
+      if (gpus % (tp * pp) != 0) continue;
       for (int interleave : {1, 2}) {
         if (interleave > 1 && (pp == 1 || model.layers % (pp * interleave) != 0)) continue;
-        out.push_back({tp, pp, tp > 1, interleave});
+        // An expert model's routed experts over ep of the data-parallel ranks (powers of two
+        // dividing the experts and the data-parallel degree), on any of these layouts.
+        const int dp = gpus / (tp * pp);
+        for (int ep = 1; ep <= dp; ep *= 2) {
+          if (ep > 1 && (!model.is_moe() || model.experts % ep != 0 || dp % ep != 0)) break;
+          if (tp == 1 && pp == 1 && ep == 1) continue;  // plain data parallelism, first above
+          out.push_back({tp, pp, tp > 1, interleave, ep});
+        }
       }
     }
   }

@@ -14,6 +14,7 @@ std::string layout_text(const Parallelism& p) {
     s += (s.empty() ? "" : ", ") + std::string("pp ") + std::to_string(p.pp);
     if (p.interleave > 1) s += " x" + std::to_string(p.interleave) + " interleaved";
   }
+  if (p.ep > 1) s += (s.empty() ? "" : ", ") + std::string("ep ") + std::to_string(p.ep);
   return s;
 }
 

@@ -16,6 +16,7 @@ double bus_factor(CollectiveOp op, int ranks) {
     case CollectiveOp::all_gather:
     case CollectiveOp::reduce_scatter: return (n - 1.0) / n;
     case CollectiveOp::broadcast: return 1.0;
+    case CollectiveOp::all_to_all: return (n - 1.0) / n;
   }
   return 1.0;
 }
@@ -28,14 +29,36 @@ int ring_steps(CollectiveOp op, int ranks) {
     case CollectiveOp::all_gather:
     case CollectiveOp::reduce_scatter: return ranks - 1;
     case CollectiveOp::broadcast: return ranks;
+    case CollectiveOp::all_to_all: return ranks - 1;
   }
   return ranks;
 }
 
 }  // namespace
 
+namespace {
+
+// All-to-all: each rank sends 1/n of its buffer to every other rank at once (NCCL's grouped
+// send/receive), the shares to its node over NVLink and the others through its own NIC, in
+// parallel; nccl-tests' alltoall bus bandwidth is algbw x (n-1)/n.
+double all_to_all_seconds(const LinkBandwidths& links, double bytes, const CollectiveGroup& g) {
+  const double n = g.ranks;
+  const double on_node = static_cast<double>(std::min(g.ranks_per_node, g.ranks));
+  const double hop = links.intra_node_nvlink ? cd::kNvlinkHopLatencySeconds : cd::kPcieHopLatencySeconds;
+  const double latency = cd::kBaseLatencySeconds + (on_node - 1.0) * hop + (g.nodes() - 1) * cd::kNetworkHopLatencySeconds;
+  const double intra = bytes * (on_node - 1.0) / n / (links.intra_node_bytes_per_second_per_gpu * cd::kAchievableFractionOfLink);
+  if (g.nodes() == 1) return latency + intra;
+  const double nic = links.inter_node_bytes_per_second_per_node / static_cast<double>(std::max(links.gpus_per_node, 1)) *
+                     cd::kAchievableFractionOfNetwork;
+  if (nic <= 0.0) throw std::invalid_argument("an all-to-all across nodes without a network");
+  return latency + std::max(intra, bytes * (n - on_node) / n / nic);
+}
+
+}  // namespace
+
 double AnalyticalCollectives::seconds(CollectiveOp op, double bytes, const CollectiveGroup& g) const {
   if (g.ranks <= 1 || bytes <= 0.0) return 0.0;
+  if (op == CollectiveOp::all_to_all) return all_to_all_seconds(links_, bytes, g);
   const int nodes = g.nodes();
   const int steps = ring_steps(op, g.ranks);
   const int inter_steps = nodes > 1 ? ring_steps(op, nodes) : 0;

@@ -26,4 +26,11 @@ constexpr double kMemoryBandwidthFraction = 0.85;
 // short kernel launched in a stream loop). The host's issue time is modelled apart (framework_defaults.hpp).
 constexpr double kKernelFloorSeconds = 3e-6;
 
+// Under expert parallelism a layer waits for the EP rank with the most routed tokens. With a
+// load-balancing loss the busiest of 8 experts still takes 1.08x the mean (1.02-1.22 over 16 layers:
+// the per-expert token counts of an 8-expert top-2 model posted in shawntan/scattermoe issue #10,
+// iteration 38,350). With one expert per rank that is the rank's load; with more per rank it
+// averages out, so this is the conservative end.
+constexpr double kExpertLoadImbalance = 1.08;
+
 }  // namespace preflight::compute_defaults

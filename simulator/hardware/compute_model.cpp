@@ -353,7 +353,13 @@ LayerCost layer_cost(const Workload& w, const LayerCostInputs& in, const DeviceR
   // experts and shared expert; a dense layer's MLP.
   in_share(kinds.front(), [&](LayerCost& k) {
     if (m.is_moe()) half_linear(k, t, h, static_cast<double>(m.experts), a, frozen, r);  // router
-    mlp(k, m, routed, static_cast<double>(m.intermediate) / tp, a, frozen, fp8, fused, r);
+    if (in.ep > 1) {
+      LayerCost experts;
+      mlp(experts, m, routed, static_cast<double>(m.intermediate) / tp, a, frozen, fp8, fused, r);
+      k.add_share(experts, cd::kExpertLoadImbalance);
+    } else {
+      mlp(k, m, routed, static_cast<double>(m.intermediate) / tp, a, frozen, fp8, fused, r);
+    }
     if (m.is_moe() && m.shared_intermediate > 0) mlp(k, m, t, static_cast<double>(m.shared_intermediate) / tp, a, frozen, fp8, fused, r);
   });
   if (kinds.size() > 1) {

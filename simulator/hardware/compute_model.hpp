@@ -97,6 +97,8 @@ struct LayerCostInputs {
   // run on the whole activation on every rank unless sequence parallelism splits them.
   int tp = 1;
   bool sequence_parallel = false;
+  // Expert parallelism: the routed experts' work waits for the busiest EP rank.
+  int ep = 1;
 };
 
 // One layer; for an expert model with dense layers, the mean over its layers (what a stage of the

@@ -103,13 +103,20 @@ ModelStateMemory ddp(const ParameterFootprint& f, const StateBytes& b, const Sha
 // Megatron-LM (the engine of tensor/pipeline layouts): 16-bit weights, gradients accumulated and
 // all-reduced in one contiguous fp32 buffer (main_grad, the bucket itself: no copy), fp32 master
 // weights and Adam moments, which the distributed optimizer (zero1) shards over the data-parallel
-// replicas: 18 bytes per parameter, 6 + 12/d with it (Megatron-LM docs, distrib_optimizer.md).
+// replicas: 18 bytes per parameter, 6 + 12/d with it (Megatron-LM docs, distrib_optimizer.md). Under
+// expert parallelism a GPU's experts have d / ep replicas (the expert-data-parallel group), which
+// their optimizer state is sharded over.
 ModelStateMemory megatron(const ParameterFootprint& f, const StateBytes& b, const ShardingLayout& l) {
   const double p = f.trainable;
   ModelStateMemory m;
   m.params = (b.weights + b.fp8_cache) * p + f.frozen_bytes;
   m.grads = (b.master > 0.0 ? 4.0 : b.grads) * p;
-  m.optimizer = b.optimizer() * p / (l.scheme.stage >= 1 ? l.shard_degree : 1.0);
+  if (l.scheme.stage >= 1) {
+    const double experts = f.expert_trainable;
+    m.optimizer = b.optimizer() * ((p - experts) / l.shard_degree + experts / (l.shard_degree / l.expert_parallel));
+  } else {
+    m.optimizer = b.optimizer() * p;
+  }
   return m;
 }
 

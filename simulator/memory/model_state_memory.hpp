@@ -23,6 +23,7 @@ struct ShardingLayout {
   double gpus_per_node = 1.0;
   double world_size = 1.0;  // GPUs in the data-parallel group (DDP buckets exist only when > 1)
   bool megatron = false;    // a tensor/pipeline layout: Megatron-LM's own gradient buffer and optimizer
+  double expert_parallel = 1.0;  // ep: the routed experts' states are sharded over shard_degree / ep ranks
 };
 
 struct ModelStateMemory {

@@ -101,6 +101,7 @@ ParameterCount count_parameters(const ModelSpec& m) {
     std::vector<LinearShape> experts;
     add_mlp(experts, m, m.intermediate, m.experts);
     const std::int64_t all_routed = mlp_params(experts);
+    c.routed_mlp_per_layer = all_routed;
     c.mlp_active_per_layer = c.mlp_per_layer - all_routed + all_routed / m.experts * std::min(m.experts_per_token, m.experts);
   }
   if (kinds.size() > 1) {

@@ -38,6 +38,7 @@ struct ParameterCount {
   std::int64_t lm_head = 0;            // 0 when tied to the embedding
   std::int64_t layers = 0;
   std::int64_t mlp_active_per_layer = 0;  // the experts one token passes through (routed top-k and shared)
+  std::int64_t routed_mlp_per_layer = 0;  // an expert layer's routed experts (what expert parallelism splits)
   std::int64_t dense_layers = 0;          // layers with a dense MLP among an expert model's layers
   std::int64_t dense_mlp_per_layer = 0;   // that dense MLP
   std::int64_t block_linear_weights = 0;  // linear weights inside the blocks (what QLoRA quantizes)

@@ -11,6 +11,7 @@ namespace preflight {
 
 struct ParameterFootprint {
   double trainable = 0.0;       // parameters with gradients and optimizer state
+  double expert_trainable = 0.0;  // the routed experts' share of them (split by expert parallelism)
   double frozen_bytes = 0.0;    // frozen weights (LoRA base; 4-bit for QLoRA), already in bytes
   double largest_module = 0.0;  // the largest module ZeRO-3 gathers at once
   double layer_params = 0.0;    // one transformer block: FSDP's auto-wrap unit

@@ -107,6 +107,10 @@ LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& c) {
   const bool model_parallel_layout = model_parallel(c.parallelism);
   const bool offload = c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none;
   const ShardingScheme scheme = sharding_scheme(c.sharding);
+  if (c.parallelism.ep > 1 && framework != Framework::megatron) {
+    return {"parallelism.ep", "expert parallelism runs on megatron (Megatron-Core's MoE layers) here; " + to_string(framework) +
+                                  " trains an expert model with ep = 1"};
+  }
   switch (framework) {
     case Framework::transformers:
       // Trainer / Accelerate run DDP, DeepSpeed ZeRO 1-3 (with offload) and PyTorch FSDP, not

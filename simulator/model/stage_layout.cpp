@@ -31,6 +31,16 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p, int gpus, in
                                        ") divisible by pp x interleave, as Megatron's interleaved schedule does");
   }
   if (p.sequence_parallel && p.tp == 1) fail("parallelism.sequence_parallel", "sequence parallelism needs tp > 1");
+  if (p.ep < 1) fail("parallelism.ep", "ep is an integer >= 1");
+  if (p.ep > 1) {
+    if (!m.is_moe()) fail("parallelism.ep", "expert parallelism needs a model with experts; " + m.id + " has none");
+    const int dp = gpus / (p.tp * p.pp);
+    if (m.experts % p.ep != 0 || dp % p.ep != 0) {
+      fail("parallelism.ep", "ep = " + std::to_string(p.ep) + " must divide the " + std::to_string(m.experts) +
+                                 " routed experts of " + m.id + " and the data-parallel degree " + std::to_string(dp) +
+                                 " (Megatron-Core takes the expert-parallel ranks from the data-parallel ones)");
+    }
+  }
 }
 
 StageLayout stage_layout(const Workload& w, const Parallelism& p) {
@@ -39,6 +49,7 @@ StageLayout stage_layout(const Workload& w, const Parallelism& p) {
   StageLayout s;
   s.tp = p.tp;
   s.pp = p.pp;
+  s.ep = p.ep;
   s.interleave = p.interleave;
   s.layers_per_stage = (m.layers + p.pp - 1) / p.pp;
   const double layers = static_cast<double>(s.layers_per_stage) * static_cast<double>(n.per_layer());
@@ -46,7 +57,13 @@ StageLayout stage_layout(const Workload& w, const Parallelism& p) {
   // The last stage computes logits: with tied embeddings from its own copy of the table.
   const double last = static_cast<double>(n.final_norm + n.lm_head + (m.tied_embeddings ? n.embedding : 0));
   const double stage = p.pp == 1 ? static_cast<double>(n.total()) : layers + std::max(first, last);
-  s.param_share = stage / static_cast<double>(p.tp) / static_cast<double>(n.total());
+  // The routed experts of the stage's expert layers, of which a GPU holds 1 / ep.
+  const double stage_expert_layers =
+      p.pp == 1 ? static_cast<double>(m.expert_layers()) : static_cast<double>(std::min(s.layers_per_stage, m.expert_layers()));
+  const double routed = stage_expert_layers * static_cast<double>(n.routed_mlp_per_layer);
+  const double local = stage - routed + routed / static_cast<double>(p.ep);
+  s.param_share = local / static_cast<double>(p.tp) / static_cast<double>(n.total());
+  s.expert_share = local > 0.0 ? routed / static_cast<double>(p.ep) / local : 0.0;
   const double pp = static_cast<double>(p.pp);
   const double v = static_cast<double>(p.interleave);
   s.in_flight_micro_batches = p.interleave > 1 ? pp * (1.0 + (pp - 1.0) / (pp * v)) : pp;
@@ -56,6 +73,7 @@ StageLayout stage_layout(const Workload& w, const Parallelism& p) {
 
 ParameterFootprint stage_footprint(ParameterFootprint f, const StageLayout& s) {
   f.trainable *= s.param_share;
+  f.expert_trainable = f.trainable * s.expert_share;
   f.frozen_bytes *= s.param_share;
   f.load_bytes_per_rank *= s.param_share;
   f.largest_module /= s.tp;

@@ -16,10 +16,13 @@ namespace preflight {
 struct StageLayout {
   int tp = 1;
   int pp = 1;
+  int ep = 1;
   int interleave = 1;               // model chunks per pipeline rank (Megatron's virtual stages)
   std::int64_t layers_per_stage = 0;  // the largest stage, all its chunks together
-  // Parameters one GPU of the heaviest stage holds, as a share of the whole model's.
+  // Parameters one GPU of the heaviest stage holds, as a share of the whole model's, and the share
+  // of those that are routed experts (each GPU holds experts / ep of them).
   double param_share = 1.0;
+  double expert_share = 0.0;
   // Micro-batches of activations the first stage keeps under 1F1B: pp; interleaved
   // pp * (1 + (pp - 1) / (pp * interleave)) (Korthikanti et al. 2022, section 4.2.3).
   double in_flight_micro_batches = 1.0;
@@ -31,7 +34,8 @@ struct StageLayout {
 // Throws InvalidConfig naming the "parallelism.*" field when the placement is not one Megatron can
 // run: tp must divide the attention and key/value heads and stay inside a node, tp x pp must divide
 // the GPUs, pp cannot exceed the layers, interleaving needs pp > 1 and layers divisible by
-// pp x interleave, sequence parallelism needs tp > 1.
+// pp x interleave, sequence parallelism needs tp > 1, expert parallelism an expert model whose
+// routed experts and data-parallel ranks it divides.
 void validate_parallelism(const ModelSpec& model, const Parallelism& p, int gpus, int gpus_per_node);
 
 StageLayout stage_layout(const Workload& workload, const Parallelism& p);

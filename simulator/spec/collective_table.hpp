@@ -9,12 +9,13 @@
 
 namespace preflight {
 
-enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast };
+enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast, all_to_all };
 
-inline constexpr EnumNames<CollectiveOp, 4> kCollectiveOpNames{{{CollectiveOp::all_reduce, "all_reduce"},
+inline constexpr EnumNames<CollectiveOp, 5> kCollectiveOpNames{{{CollectiveOp::all_reduce, "all_reduce"},
                                                                 {CollectiveOp::all_gather, "all_gather"},
                                                                 {CollectiveOp::reduce_scatter, "reduce_scatter"},
-                                                                {CollectiveOp::broadcast, "broadcast"}}};
+                                                                {CollectiveOp::broadcast, "broadcast"},
+                                                                {CollectiveOp::all_to_all, "all_to_all"}}};
 inline std::string to_string(CollectiveOp op) { return std::string(name_of(kCollectiveOpNames, op)); }
 
 struct CollectiveGroup {

@@ -37,10 +37,13 @@ struct Parallelism {
   int pp = 1;
   bool sequence_parallel = false;
   int interleave = 1;
+  // Expert parallelism (Megatron-Core's expert_model_parallel_size): an expert model's routed
+  // experts split over ep of the data-parallel ranks, tokens sent to them by all-to-all.
+  int ep = 1;
 };
 
-// A Megatron layout (tensor or pipeline parallelism), as opposed to plain data parallelism.
-inline bool model_parallel(const Parallelism& layout) { return layout.tp > 1 || layout.pp > 1; }
+// A Megatron layout (tensor, pipeline or expert parallelism), as opposed to plain data parallelism.
+inline bool model_parallel(const Parallelism& layout) { return layout.tp > 1 || layout.pp > 1 || layout.ep > 1; }
 
 struct Offload {
   OffloadTarget optimizer = OffloadTarget::none;

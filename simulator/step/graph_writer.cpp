@@ -2,7 +2,7 @@
 
 namespace preflight {
 
-GraphWriter::GraphWriter(int tp, int pp) {
+GraphWriter::GraphWriter(int tp, int pp, int ep) {
   engine::TaskGraph& g = out_.graph;
   resources_.compute = g.add_resource("gpu compute");
   resources_.comm = g.add_resource("collectives");
@@ -12,6 +12,7 @@ GraphWriter::GraphWriter(int tp, int pp) {
   resources_.dispatch = g.add_resource("host dispatch");
   if (tp > 1) resources_.tp_link = g.add_resource("tensor-parallel collectives");
   if (pp > 1) resources_.p2p = g.add_resource("pipeline send/receive");
+  if (ep > 1) resources_.ep_link = g.add_resource("expert-parallel all-to-all");
 }
 
 }  // namespace preflight

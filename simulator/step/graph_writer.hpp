@@ -21,6 +21,7 @@ struct StepResources {
   engine::ResourceId dispatch = 0;  // the host thread issuing kernels
   engine::ResourceId tp_link = 0;   // tensor-parallel collectives (tp > 1)
   engine::ResourceId p2p = 0;       // pipeline send/receive (pp > 1)
+  engine::ResourceId ep_link = 0;   // expert-parallel all-to-all (ep > 1)
 };
 
 // Where one micro-batch's chain of tasks stands, shared by its forward and backward passes.
@@ -32,7 +33,7 @@ struct Pass {
 
 class GraphWriter {
  public:
-  GraphWriter(int tp, int pp);
+  GraphWriter(int tp, int pp, int ep = 1);
 
   const StepResources& resources() const { return resources_; }
   // Inline: a step adds hundreds of tasks and every simulation builds one.

@@ -10,9 +10,10 @@ StepGraph build_step_graph(const StepInputs& in) { return StepBuilder(in).build(
 
 StepBuilder::StepBuilder(const StepInputs& in)
     : c_(in),
-      g_(c_.stages.tp, c_.stages.pp),
+      g_(c_.stages.tp, c_.stages.pp, c_.stages.ep),
       host_(g_, c_.machine.framework(c_.config.framework)),
       tp_(c_, g_),
+      ep_(c_, g_),
       pipeline_(c_, g_, host_, tp_),
       sharded_(c_, g_) {
   const MemoryBreakdown& m = in.memory.gpu;
@@ -70,6 +71,7 @@ void StepBuilder::forward_pass(Pass& p, std::optional<TaskId> start) {
     compute(p, TaskKind::compute, "forward", l, c_.layer.forward, c_.forward_slowdown, c_.activations.per_layer_stored,
             gathered, ready, host);
     tp_.sync(p, l);
+    ep_.sync(p, l);
   }
 }
 
@@ -88,11 +90,15 @@ void StepBuilder::backward_pass(Pass& p, std::optional<TaskId> start, bool last)
       const double host = full ? f.layer_backward_with_recompute_seconds - f.layer_backward_seconds : 0.0;
       compute(p, TaskKind::recompute, "recompute", l, *recompute, slowdown, full ? c_.activations.recompute_working : 0.0,
               0.0, ready, host);
-      if (full) tp_.sync(p, l);
+      if (full) {
+        tp_.sync(p, l);
+        ep_.sync(p, l);  // recompute re-dispatches the layer's tokens (Megatron-Core's recomputed MoE layer)
+      }
     }
     const TaskId bwd =
         compute(p, TaskKind::compute, "backward", l, c_.layer.backward, slowdown, 0.0, freed, ready, f.layer_backward_seconds);
     tp_.sync(p, l, true);
+    ep_.sync(p, l, true);
     if (sharded) {
       sharded_.reduce_layer_gradients(bwd, l, last, gradient_syncs_);
     } else {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "simulator/step/data_parallel.hpp"
+#include "simulator/step/expert_parallel.hpp"
 #include "simulator/step/graph_writer.hpp"
 #include "simulator/step/host_dispatch.hpp"
 #include "simulator/step/pipeline.hpp"
@@ -36,6 +37,7 @@ class StepBuilder {
   GraphWriter g_;
   HostDispatch host_;
   TensorParallel tp_;
+  ExpertParallel ep_;
   Pipeline pipeline_;
   ShardedParameters sharded_;
   std::vector<engine::TaskId> gradient_syncs_;  // what the optimizer step waits for

@@ -20,6 +20,7 @@ LayerCostInputs layer_cost_inputs(const Workload& w, const StrategyConfig& c, co
   lc.lora = w.lora();
   lc.tp = stages.tp;
   lc.sequence_parallel = c.parallelism.sequence_parallel;
+  lc.ep = c.parallelism.ep;
   return lc;
 }
 

@@ -127,6 +127,18 @@ TEST(ConfigImport, MegatronArgumentsAreTheArchitecture) {
   EXPECT_EQ(value_of(s, "training.framework"), "megatron");
 }
 
+TEST(ConfigImport, MegatronExpertParallelismIsTheLayoutsEp) {
+  const ImportedSetup s = imported(
+      "torchrun --nproc_per_node 8 --nnodes 8 pretrain_gpt.py --pipeline-model-parallel-size 2 --expert-model-parallel-size 8 "
+      "--num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 --group-query-attention "
+      "--num-query-groups 8 --swiglu --normalization RMSNorm --num-experts 8 --moe-router-topk 2 --seq-length 4096 "
+      "--max-position-embeddings 32768 --vocab-size 32000 --micro-batch-size 1 --global-batch-size 256 --bf16 --use-distributed-optimizer\n",
+      "mixtral.sh");
+  EXPECT_EQ(value_of(s, "config.parallelism.ep"), 8);
+  EXPECT_EQ(value_of(s, "config.parallelism.pp"), 2);
+  EXPECT_EQ(value_of(s, "model")["num_local_experts"], 8);
+}
+
 TEST(ConfigImport, TorchtitanDegreesAreTheSharding) {
   const auto sharding = [](const std::string& parallelism) {
     return value_of(imported("[parallelism]\n" + parallelism, "job.toml"), "config.sharding");

@@ -1,0 +1,32 @@
+#include "simulator/step/expert_parallel.hpp"
+
+#include <algorithm>
+
+#include "simulator/model/numeric_formats.hpp"
+
+namespace preflight {
+
+ExpertParallel::ExpertParallel(const StepContext& context, GraphWriter& graph) : c_(context), g_(graph) {
+  const int ep = c_.config.parallelism.ep;
+  if (ep == 1) return;
+  const ModelSpec& m = c_.model;
+  // The tokens of this rank (its sequence slice under sequence parallelism), each sent to top-k experts.
+  const double tokens = static_cast<double>(c_.config.micro_batch * c_.job.seq_len) /
+                        (c_.config.parallelism.sequence_parallel ? static_cast<double>(c_.stages.tp) : 1.0);
+  const double bytes = activation_bytes(c_.job.precision) * tokens * static_cast<double>(std::min(m.experts_per_token, m.experts)) *
+                       static_cast<double>(m.hidden);
+  const int per_node = std::max(1, c_.machine.node().gpus_per_node / c_.stages.tp);
+  const CollectiveGroup group{ep, std::min(ep, per_node)};
+  const double expert_share = static_cast<double>(m.expert_layers()) / static_cast<double>(m.layers);
+  seconds_ = 2.0 * expert_share * c_.collectives.seconds(CollectiveOp::all_to_all, bytes, group);
+}
+
+void ExpertParallel::sync(Pass& p, int layer, bool backward) {
+  if (seconds_ <= 0.0) return;
+  const engine::TaskId t = g_.add(TaskKind::collective, backward ? "expert all-to-all bwd" : "expert all-to-all", layer,
+                                  g_.resources().ep_link, seconds_);
+  g_.after(t, p.chain);
+  p.chain = t;
+}
+
+}  // namespace preflight

@@ -1,0 +1,130 @@
+// Expert parallelism (Megatron-Core's expert_model_parallel_size): the layout's arithmetic by hand
+// for Mixtral 8x7B, the all-to-all's time from the link figures, and invariants of the step.
+
+#include <gtest/gtest.h>
+
+#include "simulator/hardware/collective_defaults.hpp"
+#include "simulator/hardware/collective_model.hpp"
+#include "simulator/hardware/machine.hpp"
+#include "simulator/memory/memory_estimate.hpp"
+#include "simulator/model/stack_habits.hpp"
+#include "simulator/model/stage_layout.hpp"
+#include "simulator/spec/errors.hpp"
+#include "simulator/step/step_graph.hpp"
+#include "support/fixtures.hpp"
+#include "support/step_setup.hpp"
+
+namespace preflight {
+namespace {
+
+namespace cd = collective_defaults;
+
+struct Mixtral {
+  ModelSpec model = test::fixtures::mixtral_8x7b();
+  NodeSpec node = test::fixtures::aws_p5_48xlarge();  // 8 x H100, NVSwitch 450 GB/s, 3,200 Gb/s
+  TrainingJob job;
+  test::StepSetup setup;
+
+  Mixtral() {
+    job.tokens = 1e9;
+    job.seq_len = 4096;
+    job.global_batch_sequences = 256;
+  }
+  StepInputs inputs(int ep, int pp = 1, int tp = 1, int nodes = 8) {
+    StepInputs in;
+    in.workload = &setup.workload(model, job);
+    in.machine = &setup.machine(node, job.precision);
+    in.config.instance = node.id;
+    in.config.nodes = nodes;
+    in.config.framework = Framework::megatron;
+    in.config.parallelism = {tp, pp, tp > 1, 1, ep};
+    in.config.sharding = Sharding::zero1;
+    in.config.recompute = Recompute::full;
+    in.config.micro_batch = 1;
+    in.config.grad_accum = job.global_batch_sequences * tp * pp / (nodes * node.gpus_per_node);
+    in.memory = estimate_memory(*in.workload, in.config, node, 0.0);
+    return in;
+  }
+};
+
+// Mixtral 8x7B: 46,702,792,704 parameters, of which the routed experts are 32 layers x 8 experts x
+// 3 x 4096 x 14336 = 45,097,156,608. At ep 8 a GPU holds one expert per layer: 46,702,792,704 -
+// 7/8 x 45,097,156,608 = 7,242,780,672 parameters in bf16 with fp32 gradients (Megatron's main_grad);
+// the distributed optimizer's 12 bytes shard the dense part over the 64 data-parallel ranks and
+// each expert over its 64 / 8 = 8 replicas: 12 x 46,702,792,704 / 64 either way.
+TEST(ExpertParallel, ModelStatesPerGpuByHand) {
+  Mixtral m;
+  const MemoryBreakdown g = m.inputs(8).memory.gpu;
+  const double local = 7'242'780'672.0;
+  EXPECT_NEAR(g.params, 2.0 * local, 1.0);
+  EXPECT_NEAR(g.grads, 4.0 * local, 1.0);
+  EXPECT_NEAR(g.optimizer, 12.0 * 46'702'792'704.0 / 64.0, 1.0);
+  const MemoryBreakdown plain = m.inputs(1, 2).memory.gpu;  // no expert parallelism: every expert on every GPU of a stage
+  EXPECT_GT(plain.params, g.params);
+}
+
+TEST(ExpertParallel, MoreExpertParallelismNeverRaisesModelStates) {
+  Mixtral m;
+  double previous = 1e30;
+  for (int ep : {1, 2, 4, 8}) {
+    const MemoryBreakdown g = m.inputs(ep, 2).memory.gpu;
+    const double states = g.params + g.grads + g.optimizer;
+    EXPECT_LT(states, previous) << ep;
+    previous = states;
+  }
+}
+
+// One all-to-all of B bytes per GPU: 1/n of it to each other rank, at once, NVLink inside the node
+// and each GPU's own NIC (3,200 Gb/s / 8) across nodes, at NCCL's achievable fractions.
+TEST(ExpertParallel, AllToAllFromTheLinksByHand) {
+  const NodeSpec node = test::fixtures::aws_p5_48xlarge();
+  const AnalyticalCollectives links{link_bandwidths(node)};
+  const double bytes = 64e6;
+  const double inside = links.seconds(CollectiveOp::all_to_all, bytes, {8, 8});
+  EXPECT_NEAR(inside, cd::kBaseLatencySeconds + 7 * cd::kNvlinkHopLatencySeconds + bytes * 7.0 / 8.0 / (450e9 * cd::kAchievableFractionOfLink),
+              1e-12);
+  const double across = links.seconds(CollectiveOp::all_to_all, bytes, {16, 8});
+  const double nic = 3200e9 / 8.0 / 8.0 * cd::kAchievableFractionOfNetwork;
+  EXPECT_NEAR(across, cd::kBaseLatencySeconds + 7 * cd::kNvlinkHopLatencySeconds + cd::kNetworkHopLatencySeconds + bytes * 8.0 / 16.0 / nic,
+              1e-12);
+  EXPECT_GT(across, inside);
+}
+
+// The dispatch and combine sit on the critical path: with tp 2 a node holds 4 ranks of an 8-wide EP
+// group, so half of each all-to-all crosses the network; a slower network makes the step slower by
+// at least the four all-to-alls' difference per layer and micro-batch (six with full recompute).
+TEST(ExpertParallel, TheAllToAllsAreOnTheCriticalPath) {
+  Mixtral fast;
+  Mixtral slow;
+  slow.node.inter_node_bits_per_second = 400e9;  // p4d's network instead of p5's
+  const StepSimulation f = simulate_step(fast.inputs(8, 1, 2));
+  const StepSimulation s = simulate_step(slow.inputs(8, 1, 2));
+  const double bytes = 2.0 * (4096.0 / 2.0) * 2.0 * 4096.0;  // bf16 x the rank's sequence-parallel tokens x top-2 x hidden
+  const double difference = AnalyticalCollectives{link_bandwidths(slow.node)}.seconds(CollectiveOp::all_to_all, bytes, {8, 4}) -
+                            AnalyticalCollectives{link_bandwidths(fast.node)}.seconds(CollectiveOp::all_to_all, bytes, {8, 4});
+  const double per_step = 6.0 * difference * 32.0 * static_cast<double>(fast.inputs(8, 1, 2).config.grad_accum);
+  EXPECT_GT(s.time.comm_exposed_seconds - f.time.comm_exposed_seconds, 0.99 * per_step);
+  EXPECT_GT(s.time.seconds(), f.time.seconds());
+}
+
+// The busiest EP rank is waited for: the same layout's expert GEMMs take kExpertLoadImbalance more.
+TEST(ExpertParallel, TheBusiestRankIsWaitedFor) {
+  Mixtral m;
+  const StepSimulation with = simulate_step(m.inputs(8));
+  const StepSimulation pipelined = simulate_step(m.inputs(1, 2));  // the same 64 GPUs, no expert parallelism
+  EXPECT_GT(with.time.compute_seconds * 2.0, pipelined.time.compute_seconds);  // pp 2 runs half the layers per GPU
+}
+
+TEST(ExpertParallel, RefusedWhereMegatronCannotRunIt) {
+  Mixtral m;
+  EXPECT_THROW(validate_parallelism(test::fixtures::llama_2_7b(), {1, 1, false, 1, 2}, 16, 8), InvalidConfig);  // no experts
+  EXPECT_THROW(validate_parallelism(m.model, {1, 1, false, 1, 16}, 64, 8), InvalidConfig);  // 8 experts
+  EXPECT_THROW(validate_parallelism(m.model, {4, 2, false, 1, 8}, 32, 8), InvalidConfig);   // dp 4
+  StrategyConfig c;
+  c.framework = Framework::transformers;
+  c.parallelism.ep = 2;
+  EXPECT_EQ(layout_refusal(Framework::transformers, c).field, "parallelism.ep");
+}
+
+}  // namespace
+}  // namespace preflight
