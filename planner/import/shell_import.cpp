@@ -155,7 +155,13 @@ std::optional<Launcher> accelerate_launch(const Words& w, std::size_t i, const s
       l = Launcher{i, true};
       break;
     }
-    const std::string name = o.name.substr(o.name.find_first_not_of('-'));
+    const std::size_t start = o.name.find_first_not_of('-');
+    if (start == std::string::npos) {
+      // A word of dashes alone ("-", "--"): no option of accelerate's; what follows is the script.
+      setup.ignore(file, o.name, "not an accelerate launch option");
+      continue;
+    }
+    const std::string name = o.name.substr(start);
     if (o.has_value && unresolved(o.value)) {
       setup.ignore(file, o.name, "its value " + o.value + " is not set in the script");
       continue;
