@@ -5,6 +5,7 @@
 #include "planner/import/foreign_object.hpp"
 #include "planner/import/fsdp_import.hpp"
 #include "planner/import/importers.hpp"
+#include "planner/io/json_reader.hpp"
 
 namespace preflight {
 
@@ -111,7 +112,7 @@ void import_axolotl(const nlohmann::json& json, const std::string& file, Importe
     } else {
       // "offload" / "unsloth": recompute with the saved inputs moved to the host; counted as full recompute.
       setup.set("config.activation_checkpointing", "full", file, "gradient_checkpointing");
-      setup.note(file + ": gradient_checkpointing " + gc->dump() + " read as full recompute (the saved layer inputs kept on the GPU: memory is overestimated)");
+      setup.note(file + ": gradient_checkpointing " + io::describe(*gc) + " read as full recompute (the saved layer inputs kept on the GPU: memory is overestimated)");
     }
   }
   if (const std::optional<std::string> ds = a.string("deepspeed")) setup.merge(import_reference(*ds, file, "deepspeed", context, "DeepSpeed config"));

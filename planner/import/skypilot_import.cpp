@@ -63,7 +63,7 @@ std::vector<Accelerator> accelerators(const nlohmann::json& v, const std::string
   if (v.is_string()) {
     one(v.get<std::string>());
   } else if (v.is_object()) {
-    for (const auto& [name, count] : v.items()) one(name + (count.is_null() ? "" : ":" + (count.is_string() ? count.get<std::string>() : count.dump())));
+    for (const auto& [name, count] : v.items()) one(name + (count.is_null() ? "" : ":" + (count.is_string() ? count.get<std::string>() : count.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))));
   } else if (v.is_array()) {
     for (const nlohmann::json& e : v) {
       if (!e.is_string()) throw InputError(file, key, io::describe(v), "accelerators: \"H100:8\", a list or a set of them");
@@ -177,7 +177,7 @@ void import_skypilot(const nlohmann::json& json, const std::string& file, Import
   if (std::optional<ForeignObject> envs = doc.object("envs")) {
     for (const auto& [k, v] : json["envs"].items()) {
       envs->take(k);
-      if (!v.is_null()) context.environment[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      if (!v.is_null()) context.environment[k] = v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
     envs->finish(setup, kNotRead);  // every variable is the run script's
   }

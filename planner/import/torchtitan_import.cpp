@@ -136,7 +136,7 @@ void recompute(ForeignObject& doc, ImportedSetup& setup) {
   // use_layer_sac = selective_ac_option.isdigit()); read as op-level selective it would undercount
   // them, the unsafe direction, so it is refused.
   if (const nlohmann::json* option = ac->take("selective_ac_option"); option != nullptr && !option->is_null() && mode == "selective") {
-    const std::string text = option->is_string() ? option->get<std::string>() : option->dump();
+    const std::string text = option->is_string() ? option->get<std::string>() : option->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     const bool every_nth = !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
     if (every_nth && text != "1") {
       ac->fail("selective_ac_option", "\"op\" or 1 (checkpointing every " + text + "-th layer is not modelled: use mode full, or op)");
@@ -175,7 +175,7 @@ void float8(ForeignObject& doc, ForeignObject* model, ForeignObject& training, I
     if (const nlohmann::json* converters = model->take("converters"); converters != nullptr && !converters->is_null()) {
       const nlohmann::json list = converters->is_array() ? *converters : nlohmann::json::array({*converters});
       for (const nlohmann::json& c : list) {
-        const std::string name = c.is_string() ? c.get<std::string>() : c.dump();
+        const std::string name = c.is_string() ? c.get<std::string>() : c.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         if (name == "float8" || name == "quantize.linear.float8") {
           setup.set("training.precision", "fp8", model->file(), model->key_of("converters"));
           on = true;

@@ -222,6 +222,15 @@ TEST(ConfigImport, AWordOfDashesAloneIsNoAccelerateOption) {
   }
 }
 
+// The config_import fuzzer's find: a value with bytes that are not UTF-8 quoted into a note by
+// json::dump(), which throws on them; quoted with the replacement character now.
+TEST(ConfigImport, AValueThatIsNotUtf8IsQuotedNotThrown) {
+  const ImportedSetup s = imported("base_model: meta-llama/Meta-Llama-3-8B\ngradient_checkpointing: offload\xA9\n", "axolotl.yaml");
+  bool noted = false;
+  for (const std::string& n : s.notes()) noted = noted || n.find("gradient_checkpointing") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST(ConfigImport, FilesLargerThanAConfigAreRefused) {
   // A valid DeepSpeed config padded to the limit is read; one byte more is refused for its size.
   std::string config = R"({"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 3}})";
