@@ -76,7 +76,7 @@ std::string megatron_arguments(const ExportPlan& p) {
                                         to_string(c.sharding) + " with deepspeed or accelerate");
   }
   const int gpus = c.nodes * p.node->gpus_per_node;
-  const std::int64_t dp = gpus / (par.tp * par.pp);
+  const std::int64_t dp = data_parallel_degree(par, gpus);
   std::string s = "  pretrain_gpt.py \\\n ";
   s += arg("tensor-model-parallel-size", par.tp) + arg("pipeline-model-parallel-size", par.pp);
   if (par.interleave > 1) {
@@ -84,6 +84,7 @@ std::string megatron_arguments(const ExportPlan& p) {
   }
   if (par.sequence_parallel) s += " --sequence-parallel";
   if (par.ep > 1) s += arg("expert-model-parallel-size", par.ep) + " --moe-token-dispatcher-type alltoall";
+  if (par.cp > 1) s += arg("context-parallel-size", par.cp) + " --cp-comm-type p2p";
   if (stage == 1) s += " --use-distributed-optimizer";
   s += " \\\n ";
   s += model_arguments(p.scenario->model(), t.seq_len) + " \\\n ";
@@ -111,11 +112,11 @@ std::string megatron_command(const ExportPlan& p) {
   const StrategyConfig& c = p.config;
   const Parallelism& par = c.parallelism;
   const int gpus = c.nodes * p.node->gpus_per_node;
-  const std::int64_t dp = gpus / (par.tp * par.pp);
+  const std::int64_t dp = data_parallel_degree(par, gpus);
   std::string s = "#!/bin/sh\n";
   s += "# Megatron-LM launch for " + p.scenario->name + ": " + std::to_string(c.nodes) + " x " + c.instance + " (" +
        std::to_string(gpus) + " GPUs) = tensor " + std::to_string(par.tp) + " x pipeline " + std::to_string(par.pp) +
-       " x data " + std::to_string(dp) + ".\n";
+       (par.cp > 1 ? " x context " + std::to_string(par.cp) : std::string()) + " x data " + std::to_string(dp) + ".\n";
   s += "# Set DATA_PATH (a Megatron .bin/.idx prefix), TOKENIZER (a Hugging Face tokenizer id or path) and CHECKPOINT_DIR";
   s += c.nodes > 1 ? "; run on every node with NODE_RANK=0.." + std::to_string(c.nodes - 1) + " and MASTER_ADDR set to node 0.\n" : ".\n";
   s += "set -eu\n";

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 
 #include "planner/catalog/torchtitan_flavors.hpp"
@@ -46,11 +47,14 @@ std::string torchtitan_config_toml(const ExportPlan& p) {
   }
   if (t.precision == Precision::fp16) throw InvalidConfig("precision", "torchtitan trains in bf16 (or float8), not fp16");
   const int gpus = c.nodes * p.node->gpus_per_node;
-  const std::int64_t dp = gpus / (par.tp * par.pp);
+  const std::int64_t dp = data_parallel_degree(par, gpus);
   // DDP replicates over every data-parallel rank; HSDP shards inside a node and replicates across nodes.
+  // torchtitan's FSDP mesh takes the context-parallel ranks beside data_parallel_shard_degree.
   std::int64_t shard = dp;
   if (c.sharding == Sharding::ddp) shard = 1;
-  if (c.sharding == Sharding::fsdp_hybrid) shard = std::min<std::int64_t>(dp, p.node->gpus_per_node / (par.tp * par.pp));
+  if (c.sharding == Sharding::fsdp_hybrid) {
+    shard = std::max<std::int64_t>(1, std::min<std::int64_t>(dp, p.node->gpus_per_node / (par.tp * par.pp * par.cp)));
+  }
   const std::int64_t replicate = dp / shard;
   const bool offload = c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none;
 
@@ -85,6 +89,7 @@ std::string torchtitan_config_toml(const ExportPlan& p) {
   s += "fsdp_reshard_after_forward = " + quoted(reshard_after_forward(c.sharding)) + "\n";
   s += "tensor_parallel_degree = " + std::to_string(par.tp) + "\n";
   s += "pipeline_parallel_degree = " + std::to_string(par.pp) + "\n";
+  if (par.cp > 1) s += "context_parallel_degree = " + std::to_string(par.cp) + "\n";
   if (par.pp > 1) s += std::string("pipeline_parallel_schedule = ") + (par.interleave > 1 ? "\"Interleaved1F1B\"" : "\"1F1B\"") + "\n";
   s += "\n[activation_checkpoint]\nmode = " + quoted(to_string(c.recompute)) + "\n";
   if (c.recompute == Recompute::selective) s += "selective_ac_option = \"op\"\n";

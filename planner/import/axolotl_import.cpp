@@ -87,7 +87,7 @@ void import_axolotl(const nlohmann::json& json, const std::string& file, Importe
   }
   setup.set("training.framework", "transformers", file, "(an axolotl config: transformers under Accelerate)");
   for (const char* key : {"context_parallel_size", "sequence_parallel_degree"}) {
-    if (const auto cp = a.integer(key, 1, 1024); cp && *cp > 1) a.fail(key, "1 (context parallelism is not modelled)");
+    if (const auto cp = a.integer(key, 1, 1024); cp && *cp > 1) a.fail(key, "1 (axolotl's ring-flash-attn context parallelism is not modelled; megatron's and torchtitan's are)");
   }
   if (const nlohmann::json* tp = a.take("tensor_parallel"); tp != nullptr && !tp->is_null() && *tp != false && *tp != 1) {
     setup.ignore(file, "tensor_parallel",

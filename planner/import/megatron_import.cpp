@@ -116,7 +116,7 @@ void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64
     if (layers % (pp * *per_stage) != 0) a.fail("num-layers-per-virtual-pipeline-stage", "a divisor of the layers per pipeline stage");
     setup.set("config.parallelism.interleave", layers / (pp * *per_stage), file, "--num-layers-per-virtual-pipeline-stage");
   }
-  if (const auto cp = a.integer("context-parallel-size", 1, 1024); cp && *cp > 1) a.fail("context-parallel-size", "1 (context parallelism is not modelled)");
+  if (const auto cp = a.integer("context-parallel-size", 1, 1024)) setup.set("config.parallelism.cp", *cp, file, "--context-parallel-size");
   const std::optional<bool> distributed = a.boolean("use-distributed-optimizer");
   // Megatron-DeepSpeed: the ZeRO stage is its DeepSpeed config's.
   const bool deepspeed = a.has("deepspeed") || a.has("deepspeed-config");

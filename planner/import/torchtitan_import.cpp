@@ -70,10 +70,9 @@ Degrees parallelism(ForeignObject* par, ForeignObject* training, ForeignObject* 
       }
     }
   }
-  if (const auto cp = degree(tables, "context_parallel_degree", key); cp && *cp > 1) {
-    throw InputError(file, key, std::to_string(*cp), "1 (context parallelism is not modelled)");
-  }
-  for (const std::int64_t v : {d.replicate, d.tp, d.pp}) {
+  const std::int64_t cp = degree(tables, "context_parallel_degree", key).value_or(1);
+  if (cp > 1) setup.set("config.parallelism.cp", cp, file, key);
+  for (const std::int64_t v : {d.replicate, d.tp, d.pp, cp}) {
     if (v < 1) throw InputError(file, key, std::to_string(v), "a degree of at least 1");
   }
   if (d.shard == 0 || d.shard < -1) throw InputError(file, d.shard_key, std::to_string(d.shard), "-1 (every rank left) or a degree of at least 1");
@@ -86,7 +85,7 @@ Degrees parallelism(ForeignObject* par, ForeignObject* training, ForeignObject* 
   } else {
     setup.set("config.sharding", d.replicate > 1 ? "fsdp_hybrid" : "fsdp_full", file, where);
   }
-  if (d.shard > 0) setup.world_gpus(d.replicate * d.shard * d.tp * d.pp, file, "the product of the parallel degrees");
+  if (d.shard > 0) setup.world_gpus(d.replicate * d.shard * cp * d.tp * d.pp, file, "the product of the parallel degrees");
   return d;
 }
 

@@ -85,7 +85,7 @@ ConfigSource config_source(const std::string& argument, const Scenario& scenario
 }
 
 std::int64_t dp_degree(const StrategyConfig& c, const NodeSpec& node) {
-  return static_cast<std::int64_t>(c.nodes) * node.gpus_per_node / (c.parallelism.tp * c.parallelism.pp);
+  return data_parallel_degree(c.parallelism, c.nodes * node.gpus_per_node);
 }
 
 StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& scenario, const Catalog& catalog) {

@@ -145,7 +145,7 @@ class Screen {
         const int gpus = nodes * m.node->gpus_per_node;
         if ((s_.search.fixed.nodes && nodes != *s_.search.fixed.nodes) || (s_.search.fixed.gpus && gpus != *s_.search.fixed.gpus)) continue;
         for (const Parallelism& layout : parallelism_choices(s_.model(), s_.training(), *m.node, gpus)) {
-          const int dp = gpus / (layout.tp * layout.pp);
+          const int dp = data_parallel_degree(layout, gpus);
           if (global % dp != 0 || !m.unusable.empty()) {
             const std::int64_t n = variants(*m.node, gpus, nodes, layout) *
                                    static_cast<std::int64_t>(m.priced.size() + m.unpriced.size());

@@ -48,6 +48,27 @@ int searched_node_limit(const Scenario& s, const NodeSpec& node) {
   return std::min(s.search.max_nodes, node.node_limit());
 }
 
+namespace {
+
+// Megatron-Core's parallelism guide recommends context parallelism for "long sequences (8K+ tokens)"
+// (docs.nvidia.com/megatron-core/developer-guide/latest/user-guide/parallelism-guide.html); shorter
+// ones are searched without it.
+constexpr std::int64_t kContextParallelFromTokens = 8192;
+
+// Context-parallel degrees searched for a layout: powers of two whose 2 x cp chunks divide the
+// sequence and whose tp x pp x cp divides the GPUs.
+std::vector<int> context_parallel_choices(const TrainingJob& job, int gpus, int tp, int pp) {
+  std::vector<int> out{1};
+  if (job.seq_len < kContextParallelFromTokens) return out;
+  for (int cp = 2; tp * pp * cp <= gpus; cp *= 2) {
+    if (gpus % (tp * pp * cp) != 0 || job.seq_len % (2 * cp) != 0) break;
+    out.push_back(cp);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const TrainingJob& job, const NodeSpec& node, int gpus) {
   std::vector<Parallelism> out{Parallelism{}};
   if (job.method != Method::full) return out;
@@ -62,8 +83,11 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
         const int dp = gpus / (tp * pp);
         for (int ep = 1; ep <= dp; ep *= 2) {
           if (ep > 1 && (!model.is_moe() || model.experts % ep != 0 || dp % ep != 0)) break;
-          if (tp == 1 && pp == 1 && ep == 1) continue;  // plain data parallelism, first above
-          out.push_back({tp, pp, tp > 1, interleave, ep});
+          // Long sequences also split over cp of the weights' replicas.
+          for (const int cp : context_parallel_choices(job, gpus, tp, pp)) {
+            if (tp == 1 && pp == 1 && ep == 1 && cp == 1) continue;  // plain data parallelism, first above
+            out.push_back({tp, pp, tp > 1, interleave, ep, cp});
+          }
         }
       }
     }

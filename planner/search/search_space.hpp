@@ -26,7 +26,8 @@ int searched_node_limit(const Scenario& scenario, const NodeSpec& node);
 // Megatron layouts for `gpus` GPUs of this machine, plain data parallelism first: tensor parallelism
 // in powers of two inside a node (dividing the heads), always with sequence parallelism (it lowers
 // both activation memory and step time: Korthikanti et al. 2022, Tables 2 and 4), pipeline stages in
-// powers of two up to the layers, and the interleaved schedule with two chunks where the layers allow.
+// powers of two up to the layers, and the interleaved schedule with two chunks where the layers allow;
+// expert parallelism for expert models, context parallelism for sequences of 8K tokens or more.
 // Full training only: LoRA/QLoRA stacks (PEFT, bitsandbytes) have no tensor or pipeline parallelism.
 std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const TrainingJob& job, const NodeSpec& node, int gpus);
 

@@ -202,7 +202,8 @@ void residual_and_norm(LayerCost& c, double elements, double a, bool fused, cons
 
 void fused_attention(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in, double a, const DeviceRates& r) {
   const double b = static_cast<double>(in.micro_batch);
-  const double s = static_cast<double>(in.seq_len);
+  const double s = static_cast<double>(in.seq_len);  // this rank's tokens of a sequence
+  const double cp = static_cast<double>(in.cp);
   const double heads = static_cast<double>(m.heads) / static_cast<double>(in.tp);
   const double d = static_cast<double>(m.head_dim);
   const double mean_d = 0.5 * (d + static_cast<double>(m.v_head_dim()));  // scores over d, values over MLA's narrower v
@@ -214,16 +215,34 @@ void fused_attention(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in
   // Causal attention computes the lower triangle only: half of the 4*s*s*d MACs per head; backward
   // recomputes the scores and runs four products instead of two (2.5x forward, as FlashAttention's
   // benchmarks count it). Reads Q, K, V and writes O forward; backward also reads O and dO and writes
-  // dQ, dK, dV.
+  // dQ, dK, dV. Under context parallelism a rank's queries meet the whole sequence's keys in cp ring
+  // steps, one kernel each on this rank's s tokens against a received block of s; with causal load
+  // balancing every rank does 1 / cp of the causal work of the whole sequence (s x cp tokens).
   const double qkvo = a * tokens * static_cast<double>(m.q_dim() + m.kv_dim() + m.v_dim() + m.attention_out_dim()) /
                       static_cast<double>(in.tp);
-  Kernel fwd{2.0 * b * heads * s * s * mean_d, qkvo};
+  const double flops = 2.0 * b * heads * s * (s * cp) * mean_d;
+  Kernel fwd{flops / cp, qkvo};
   fwd.published_flops_per_second = rate(AttentionPass::forward);
   Kernel bwd{2.5 * fwd.flops, 2.0 * qkvo};
   bwd.published_flops_per_second = rate(AttentionPass::backward);
-  c.attention_core_forward.add(fwd, r, KernelClass::attention);
-  c.forward.add(fwd, r, KernelClass::attention);
-  c.backward.add(bwd, r, KernelClass::attention);
+  for (int step = 0; step < in.cp; ++step) {
+    c.attention_core_forward.add(fwd, r, KernelClass::attention);
+    c.forward.add(fwd, r, KernelClass::attention);
+    c.backward.add(bwd, r, KernelClass::attention);
+  }
+  if (in.cp > 1) {
+    // Each ring step after the first merges its partial output into the fp32 accumulator by the
+    // log-sum-exp (Transformer Engine's flash_attn_fwd_out_correction): read the step's 16-bit output
+    // and the accumulator, write the accumulator; backward adds the received blocks' dK and dV into
+    // fp32 ones the same way.
+    const double out = tokens * static_cast<double>(m.attention_out_dim()) / static_cast<double>(in.tp);
+    const double kv = tokens * static_cast<double>(m.kv_dim() + m.v_dim()) / static_cast<double>(in.tp);
+    const Shares merge = elementwise(false);
+    for (int step = 1; step < in.cp; ++step) {
+      c.attention_core_forward.add(streamed((a + 8.0) * out, merge.forward), r, kMemory);
+      streaming(c, (a + 8.0) * out, (a + 8.0) * kv, r, merge);
+    }
+  }
 }
 
 // Unfused attention: the score product, the softmax (scale and mask fused), its dropout, the value

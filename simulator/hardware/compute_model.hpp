@@ -99,6 +99,9 @@ struct LayerCostInputs {
   bool sequence_parallel = false;
   // Expert parallelism: the routed experts' work waits for the busiest EP rank.
   int ep = 1;
+  // Context parallelism: seq_len is this rank's share of each sequence; attention runs in cp ring
+  // steps against the other ranks' keys and values.
+  int cp = 1;
 };
 
 // One layer; for an expert model with dense layers, the mean over its layers (what a stage of the

@@ -83,7 +83,7 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
 
 ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig& c, const StackHabits& stack) {
   ActivationInputs in;
-  in.seq_len = job.seq_len;
+  in.seq_len = job.seq_len / c.parallelism.cp;  // context parallelism: this rank's share of each sequence
   in.micro_batch = c.micro_batch;
   in.precision = job.precision;
   in.recompute = c.recompute;

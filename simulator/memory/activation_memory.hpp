@@ -13,7 +13,7 @@
 namespace preflight {
 
 struct ActivationInputs {
-  std::int64_t seq_len = 0;
+  std::int64_t seq_len = 0;  // the tokens of a sequence this rank holds (seq_len / cp)
   std::int64_t micro_batch = 1;
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::none;

@@ -4,6 +4,7 @@
 
 #include "simulator/spec/errors.hpp"
 #include "simulator/memory/memory_defaults.hpp"
+#include "simulator/model/numeric_formats.hpp"
 #include "simulator/model/stack_habits.hpp"
 #include "simulator/model/stage_layout.hpp"
 
@@ -43,6 +44,33 @@ void validate_memory_config(const StrategyConfig& c) {
   }
 }
 
+void validate_context_parallel(const TrainingJob& job, const Parallelism& p, const StackHabits& stack) {
+  if (p.cp == 1) return;
+  // Both stacks split each sequence into 2 x cp chunks, rank i holding chunks i and 2cp - 1 - i, so
+  // that every rank gets the same share of the causal mask's work (Megatron-Core's
+  // get_batch_on_this_cp_rank, torchtitan's context_parallel with its load balancer).
+  if (job.seq_len % (2 * p.cp) != 0) {
+    throw InvalidConfig("parallelism.cp", "cp = " + std::to_string(p.cp) + " needs the sequence length (" + std::to_string(job.seq_len) +
+                                              ") divisible by 2 x cp: each rank holds two chunks of 1 / (2 cp) of every sequence");
+  }
+  if (stack.attention == AttentionKernel::eager) {
+    throw InvalidConfig("parallelism.cp", "context parallelism runs the ring over a fused attention kernel (Transformer Engine's "
+                                          "flash or cuDNN attention, PyTorch's SDPA); this GPU and stack run eager attention");
+  }
+}
+
+double context_parallel_buffer_bytes(const Workload& w, const StrategyConfig& c) {
+  const int cp = c.parallelism.cp;
+  if (cp == 1) return 0.0;
+  const ModelSpec& m = w.model();
+  // The ring's receive buffers: the next rank's keys and values while this one's are attended to,
+  // and in backward their gradients beside them (the fp32 accumulation of dK and dV Transformer
+  // Engine sends on), for one layer at a time.
+  const double tokens = static_cast<double>(c.micro_batch * (w.job().seq_len / cp));
+  const double kv = tokens * static_cast<double>(m.kv_dim() + m.v_dim()) / static_cast<double>(c.parallelism.tp);
+  return 2.0 * kv * activation_bytes(w.job().precision) + kv * 4.0;
+}
+
 double resident_bytes(const MemoryEstimate& m) {
   const MemoryBreakdown& g = m.gpu;
   // Fragmentation is a share of the activations' churn, so it goes with them.
@@ -56,24 +84,31 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   const TrainingJob& job = w.job();
   validate_memory_config(c);
   validate_parallelism(model, c.parallelism, c.nodes * node.gpus_per_node, node.gpus_per_node);
+  const StackHabits stack = stack_habits(c.framework, job, c.flash_attention, node.gpu.architecture);
+  validate_context_parallel(job, c.parallelism, stack);
   if (!schedule_accepts(c.parallelism, c.grad_accum)) {
     throw InvalidConfig("grad_accum", "the interleaved schedule runs micro-batches in rounds of pp = " +
                                           std::to_string(c.parallelism.pp) + ": grad_accum " + std::to_string(c.grad_accum) +
                                           " must be a multiple of it");
   }
-  const double world = static_cast<double>(c.nodes) * node.gpus_per_node;
-  const double dp = world / static_cast<double>(c.parallelism.tp * c.parallelism.pp);
+  const int gpus = c.nodes * node.gpus_per_node;
+  const double world = static_cast<double>(gpus);
+  // Context-parallel ranks see slices of the same sequences but hold the same weights: the batch is
+  // split over dp, the gradients reduced and the states sharded over dp x cp (Megatron-Core's
+  // data-parallel group with context parallelism, torchtitan's FSDP mesh over dp_shard x cp).
+  const double dp = static_cast<double>(data_parallel_degree(c.parallelism, gpus));
+  const double replicas = static_cast<double>(weight_replicas(c.parallelism, gpus));
   const StageLayout stages = stage_layout(w, c.parallelism);
 
   ShardingLayout layout;
   layout.scheme = sharding_scheme(c.sharding);
   // Hybrid sharding shards over the data-parallel ranks of one node (tensor-parallel ranks innermost).
   const double dp_per_node = std::max(1, node.gpus_per_node / c.parallelism.tp);
-  layout.shard_degree = c.sharding == Sharding::fsdp_hybrid ? std::min<double>(dp, dp_per_node) : dp;
+  layout.shard_degree = c.sharding == Sharding::fsdp_hybrid ? std::min<double>(replicas, dp_per_node) : replicas;
   layout.offload = c.offload;
   layout.zero_init = c.zero_init;
   layout.gpus_per_node = node.gpus_per_node;
-  layout.world_size = dp;  // the data-parallel group: tensor and pipeline ranks hold different weights
+  layout.world_size = replicas;  // tensor and pipeline ranks hold different weights
   // Megatron's own gradient buffer and optimizer beside tensor/pipeline layouts; FSDP2's shards there.
   layout.megatron = model_parallel(c.parallelism) && layout.scheme.engine != Engine::fsdp;
   layout.expert_parallel = c.parallelism.ep;
@@ -81,7 +116,6 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   const ParameterFootprint footprint = stage_footprint(w.footprint(), stages);
   const ModelStateMemory states = model_state_memory(footprint, w.state_bytes(), layout);
 
-  const StackHabits stack = stack_habits(c.framework, job, c.flash_attention, node.gpu.architecture);
   ActivationInputs act_in = activation_inputs(job, c, stack);
   act_in.stage_layers = stages.layers_per_stage;
   act_in.in_flight_micro_batches = std::min(stages.in_flight_micro_batches, static_cast<double>(c.grad_accum));
@@ -97,7 +131,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   g.optimizer = states.optimizer;
   g.activations = act.layers_total;
   g.logits = act.logits;
-  g.comm_buffers = states.comm_buffers + (world > 1.0 ? md::kNcclBufferBytes : 0.0);
+  g.comm_buffers = states.comm_buffers + (world > 1.0 ? md::kNcclBufferBytes : 0.0) + context_parallel_buffer_bytes(w, c);
   g.cuda_context = md::kCudaContextBytes;
   g.workspace = md::kCublasWorkspaceBytes;
   if (job.method == Method::qlora) {
@@ -114,6 +148,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   e.nvme_bytes_per_node = states.nvme_bytes * node.gpus_per_node;
   e.nvme_capacity_bytes = node.local_nvme_bytes;
   e.dp_degree = dp;
+  e.gradient_group = replicas;
   e.in_flight_micro_batches = act_in.in_flight_micro_batches;
   e.shard_degree = layout.shard_degree;
   return e;

@@ -41,7 +41,8 @@ struct MemoryEstimate {
   double host_capacity_bytes = 0.0;
   double nvme_bytes_per_node = 0.0;
   double nvme_capacity_bytes = 0.0;
-  double dp_degree = 1.0;
+  double dp_degree = 1.0;       // replicas that each take a share of the global batch: GPUs / (tp x pp x cp)
+  double gradient_group = 1.0;  // GPUs holding the same weights, over which gradients reduce: dp x cp
   double shard_degree = 1.0;
   double in_flight_micro_batches = 1.0;  // micro-batches whose activations a pipeline stage holds at once
 
@@ -54,6 +55,13 @@ struct MemoryEstimate {
 // Checks what the memory model cannot represent (offload combinations an engine does not offer, a
 // layout the config's framework does not ship); throws InvalidConfig naming the problem.
 void validate_memory_config(const StrategyConfig& config);
+
+// Context parallelism's own conditions: the sequence splits into 2 x cp equal chunks, and the
+// attention is a fused kernel the ring can run over. Throws InvalidConfig("parallelism.cp", ...).
+void validate_context_parallel(const TrainingJob& job, const Parallelism& parallelism, const StackHabits& stack);
+
+// The context-parallel ring's receive buffers on one GPU (0 without context parallelism).
+double context_parallel_buffer_bytes(const Workload& workload, const StrategyConfig& config);
 
 MemoryEstimate estimate_memory(const Workload& workload, const StrategyConfig& config, const NodeSpec& node,
                                double vram_headroom);

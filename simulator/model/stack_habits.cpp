@@ -111,6 +111,10 @@ LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& c) {
     return {"parallelism.ep", "expert parallelism runs on megatron (Megatron-Core's MoE layers) here; " + to_string(framework) +
                                   " trains an expert model with ep = 1"};
   }
+  if (c.parallelism.cp > 1 && framework != Framework::megatron && framework != Framework::torchtitan) {
+    return {"parallelism.cp", "context parallelism runs on megatron (context_parallel_size) and torchtitan "
+                              "(context_parallel_degree) here; " + to_string(framework) + " trains with cp = 1"};
+  }
   switch (framework) {
     case Framework::transformers:
       // Trainer / Accelerate run DDP, DeepSpeed ZeRO 1-3 (with offload) and PyTorch FSDP, not

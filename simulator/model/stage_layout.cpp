@@ -18,9 +18,14 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p, int gpus, in
     fail("parallelism.tp", "tp = " + std::to_string(p.tp) + " must divide the " + std::to_string(m.heads) +
                                " attention heads and " + std::to_string(m.kv_heads) + " key/value heads of " + m.id);
   }
+  if (p.cp < 1) fail("parallelism.cp", "cp is an integer >= 1");
   if (gpus % (p.tp * p.pp) != 0) {
     fail("parallelism", "tp x pp = " + std::to_string(p.tp * p.pp) + " must divide the " + std::to_string(gpus) +
                             " GPUs (the data-parallel degree is GPUs / (tp x pp))");
+  }
+  if (gpus % (p.tp * p.pp * p.cp) != 0) {
+    fail("parallelism.cp", "tp x pp x cp = " + std::to_string(p.tp * p.pp * p.cp) + " must divide the " + std::to_string(gpus) +
+                               " GPUs (the data-parallel degree is GPUs / (tp x pp x cp))");
   }
   if (p.pp > m.layers) {
     fail("parallelism.pp", "pp = " + std::to_string(p.pp) + " exceeds the " + std::to_string(m.layers) + " layers of " + m.id);
@@ -34,7 +39,7 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p, int gpus, in
   if (p.ep < 1) fail("parallelism.ep", "ep is an integer >= 1");
   if (p.ep > 1) {
     if (!m.is_moe()) fail("parallelism.ep", "expert parallelism needs a model with experts; " + m.id + " has none");
-    const int dp = gpus / (p.tp * p.pp);
+    const int dp = weight_replicas(p, gpus);
     if (m.experts % p.ep != 0 || dp % p.ep != 0) {
       fail("parallelism.ep", "ep = " + std::to_string(p.ep) + " must divide the " + std::to_string(m.experts) +
                                  " routed experts of " + m.id + " and the data-parallel degree " + std::to_string(dp) +
@@ -50,6 +55,7 @@ StageLayout stage_layout(const Workload& w, const Parallelism& p) {
   s.tp = p.tp;
   s.pp = p.pp;
   s.ep = p.ep;
+  s.cp = p.cp;
   s.interleave = p.interleave;
   s.layers_per_stage = (m.layers + p.pp - 1) / p.pp;
   const double layers = static_cast<double>(s.layers_per_stage) * static_cast<double>(n.per_layer());

@@ -17,6 +17,7 @@ struct StageLayout {
   int tp = 1;
   int pp = 1;
   int ep = 1;
+  int cp = 1;
   int interleave = 1;               // model chunks per pipeline rank (Megatron's virtual stages)
   std::int64_t layers_per_stage = 0;  // the largest stage, all its chunks together
   // Parameters one GPU of the heaviest stage holds, as a share of the whole model's, and the share
@@ -35,7 +36,7 @@ struct StageLayout {
 // run: tp must divide the attention and key/value heads and stay inside a node, tp x pp must divide
 // the GPUs, pp cannot exceed the layers, interleaving needs pp > 1 and layers divisible by
 // pp x interleave, sequence parallelism needs tp > 1, expert parallelism an expert model whose
-// routed experts and data-parallel ranks it divides.
+// routed experts and data-parallel ranks it divides, context parallelism tp x pp x cp dividing the GPUs.
 void validate_parallelism(const ModelSpec& model, const Parallelism& p, int gpus, int gpus_per_node);
 
 StageLayout stage_layout(const Workload& workload, const Parallelism& p);

@@ -40,10 +40,21 @@ struct Parallelism {
   // Expert parallelism (Megatron-Core's expert_model_parallel_size): an expert model's routed
   // experts split over ep of the data-parallel ranks, tokens sent to them by all-to-all.
   int ep = 1;
+  // Context parallelism (Megatron-Core's context_parallel_size, torchtitan's context_parallel_degree):
+  // each sequence split over cp GPUs, keys and values passed around them in a ring during attention.
+  // The cp ranks hold the same weights, so gradients are reduced and states sharded over dp x cp.
+  int cp = 1;
 };
 
-// A Megatron layout (tensor, pipeline or expert parallelism), as opposed to plain data parallelism.
-inline bool model_parallel(const Parallelism& layout) { return layout.tp > 1 || layout.pp > 1 || layout.ep > 1; }
+// A Megatron layout (tensor, pipeline, expert or context parallelism), as opposed to plain data parallelism.
+inline bool model_parallel(const Parallelism& layout) {
+  return layout.tp > 1 || layout.pp > 1 || layout.ep > 1 || layout.cp > 1;
+}
+// The GPUs that hold the same weights (a stage's tensor slice): data-parallel and context-parallel
+// ranks alike; gradients are reduced and ZeRO/FSDP states sharded over them.
+inline int weight_replicas(const Parallelism& layout, int gpus) { return gpus / (layout.tp * layout.pp); }
+// The data-parallel degree: replicas that each see different sequences (the global batch is split over them).
+inline int data_parallel_degree(const Parallelism& layout, int gpus) { return gpus / (layout.tp * layout.pp * layout.cp); }
 
 struct Offload {
   OffloadTarget optimizer = OffloadTarget::none;

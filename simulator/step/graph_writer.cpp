@@ -2,7 +2,7 @@
 
 namespace preflight {
 
-GraphWriter::GraphWriter(int tp, int pp, int ep) {
+GraphWriter::GraphWriter(int tp, int pp, int ep, int cp) {
   engine::TaskGraph& g = out_.graph;
   resources_.compute = g.add_resource("gpu compute");
   resources_.comm = g.add_resource("collectives");
@@ -13,6 +13,7 @@ GraphWriter::GraphWriter(int tp, int pp, int ep) {
   if (tp > 1) resources_.tp_link = g.add_resource("tensor-parallel collectives");
   if (pp > 1) resources_.p2p = g.add_resource("pipeline send/receive");
   if (ep > 1) resources_.ep_link = g.add_resource("expert-parallel all-to-all");
+  if (cp > 1) resources_.cp_link = g.add_resource("context-parallel ring");
 }
 
 }  // namespace preflight

@@ -22,6 +22,7 @@ struct StepResources {
   engine::ResourceId tp_link = 0;   // tensor-parallel collectives (tp > 1)
   engine::ResourceId p2p = 0;       // pipeline send/receive (pp > 1)
   engine::ResourceId ep_link = 0;   // expert-parallel all-to-all (ep > 1)
+  engine::ResourceId cp_link = 0;   // context-parallel ring of keys and values (cp > 1)
 };
 
 // Where one micro-batch's chain of tasks stands, shared by its forward and backward passes.
@@ -33,7 +34,7 @@ struct Pass {
 
 class GraphWriter {
  public:
-  GraphWriter(int tp, int pp, int ep = 1);
+  GraphWriter(int tp, int pp, int ep = 1, int cp = 1);
 
   const StepResources& resources() const { return resources_; }
   // Inline: a step adds hundreds of tasks and every simulation builds one.

@@ -27,7 +27,7 @@ std::optional<engine::TaskId> ShardedParameters::fetch_layer(Pass& p, int layer,
 }
 
 int ShardedParameters::hybrid_replicas() const {
-  return c_.config.sharding == Sharding::fsdp_hybrid ? static_cast<int>(c_.in.memory.dp_degree / c_.in.memory.shard_degree) : 1;
+  return c_.config.sharding == Sharding::fsdp_hybrid ? static_cast<int>(c_.in.memory.gradient_group / c_.in.memory.shard_degree) : 1;
 }
 
 void ShardedParameters::reduce_layer_gradients(engine::TaskId bwd, int layer, bool last, std::vector<engine::TaskId>& syncs) {

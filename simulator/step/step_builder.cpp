@@ -10,11 +10,12 @@ StepGraph build_step_graph(const StepInputs& in) { return StepBuilder(in).build(
 
 StepBuilder::StepBuilder(const StepInputs& in)
     : c_(in),
-      g_(c_.stages.tp, c_.stages.pp, c_.stages.ep),
+      g_(c_.stages.tp, c_.stages.pp, c_.stages.ep, c_.stages.cp),
       host_(g_, c_.machine.framework(c_.config.framework)),
       tp_(c_, g_),
       ep_(c_, g_),
-      pipeline_(c_, g_, host_, tp_),
+      cp_(c_, g_),
+      pipeline_(c_, g_, host_, tp_, cp_),
       sharded_(c_, g_) {
   const MemoryBreakdown& m = in.memory.gpu;
   // The timeline allocates activations, logits and gathered parameters itself; the rest is resident,
@@ -41,10 +42,11 @@ StepGraph StepBuilder::build() {
   gather_updated_parameters(c_, g_, add_optimizer_step(c_, g_, *previous, gradient_syncs_));
   // Model FLOPs as MFU counts them (6N plus full attention per token for training), not the
   // kernels' own work (causal attention does half; recompute repeats the forward).
+  // One replica's sequences, whose work its tp x pp x cp GPUs share.
   const double tokens = static_cast<double>(c_.config.micro_batch * accumulation * c_.job.seq_len);
   StepGraph& out = g_.graph();
   out.model_flops = tokens * c_.workload.flops().forward() * (1.0 + backward_to_forward_ratio(c_.job.method)) /
-                    static_cast<double>(c_.stages.tp * c_.stages.pp);
+                    static_cast<double>(c_.stages.tp * c_.stages.pp * c_.stages.cp);
   return std::move(out);
 }
 
@@ -70,6 +72,7 @@ void StepBuilder::forward_pass(Pass& p, std::optional<TaskId> start) {
     const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather fwd", start);
     compute(p, TaskKind::compute, "forward", l, c_.layer.forward, c_.forward_slowdown, c_.activations.per_layer_stored,
             gathered, ready, host);
+    cp_.sync(p, l);
     tp_.sync(p, l);
     ep_.sync(p, l);
   }
@@ -91,12 +94,14 @@ void StepBuilder::backward_pass(Pass& p, std::optional<TaskId> start, bool last)
       compute(p, TaskKind::recompute, "recompute", l, *recompute, slowdown, full ? c_.activations.recompute_working : 0.0,
               0.0, ready, host);
       if (full) {
+        cp_.sync(p, l);  // the recomputed attention runs the ring again
         tp_.sync(p, l);
         ep_.sync(p, l);  // recompute re-dispatches the layer's tokens (Megatron-Core's recomputed MoE layer)
       }
     }
     const TaskId bwd =
         compute(p, TaskKind::compute, "backward", l, c_.layer.backward, slowdown, 0.0, freed, ready, f.layer_backward_seconds);
+    cp_.sync(p, l, true);
     tp_.sync(p, l, true);
     ep_.sync(p, l, true);
     if (sharded) {

@@ -38,6 +38,7 @@ class StepBuilder {
   HostDispatch host_;
   TensorParallel tp_;
   ExpertParallel ep_;
+  ContextParallel cp_;
   Pipeline pipeline_;
   ShardedParameters sharded_;
   std::vector<engine::TaskId> gradient_syncs_;  // what the optimizer step waits for

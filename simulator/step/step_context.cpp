@@ -11,7 +11,8 @@ namespace {
 LayerCostInputs layer_cost_inputs(const Workload& w, const StrategyConfig& c, const StageLayout& stages,
                                   const StackHabits& stack) {
   LayerCostInputs lc;
-  lc.seq_len = w.job().seq_len;
+  lc.seq_len = w.job().seq_len / c.parallelism.cp;  // this rank's share of each sequence
+  lc.cp = c.parallelism.cp;
   lc.micro_batch = c.micro_batch;
   lc.precision = w.job().precision;
   lc.stack = stack;
@@ -42,7 +43,7 @@ StepContext::StepContext(const StepInputs& inputs)
       layer(layer_cost(workload, layer_cost_inputs(workload, config, stages, stack), machine.rates())),
       head(head_cost(model, layer_cost_inputs(workload, config, stages, stack), machine.rates())),
       activations(activation_memory(workload, activation_inputs(job, config, stack))) {
-  const double dp = in.memory.dp_degree;
+  const double dp = in.memory.gradient_group;  // data- and context-parallel ranks reduce gradients together
   const int gpus_per_node = machine.node().gpus_per_node;
   // Megatron places tensor-parallel ranks innermost, so a node holds gpus_per_node / tp ranks of each
   // data-parallel group.
@@ -71,7 +72,7 @@ StepContext::StepContext(const StepInputs& inputs)
 }
 
 double StepContext::boundary_activation_bytes() const {
-  return activation_bytes(job.precision) * static_cast<double>(config.micro_batch * job.seq_len) *
+  return activation_bytes(job.precision) * static_cast<double>(config.micro_batch * (job.seq_len / config.parallelism.cp)) *
          static_cast<double>(model.hidden);
 }
 

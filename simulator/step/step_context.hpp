@@ -31,7 +31,7 @@ struct StepContext {
   LayerCost layer;
   LayerCost head;
   ActivationMemory activations;
-  CollectiveGroup world;  // the data-parallel group
+  CollectiveGroup world;  // the data-parallel group (with the context-parallel ranks: the gradients' group)
   CollectiveGroup shard;  // the GPUs the states are sharded over
 
   int stage_layers() const { return static_cast<int>(stages.layers_per_stage); }
@@ -45,7 +45,8 @@ struct StepContext {
   }
   // One gathered ZeRO-3/FSDP unit: the memory model counts the running unit and the prefetched one.
   double gathered_bytes() const { return in.memory.gpu.gathered_params / 2.0; }
-  // One micro-batch's activation (or its gradient) as it crosses a layer boundary, 16-bit unless fp32.
+  // One micro-batch's activation (or its gradient) as it crosses a layer boundary, 16-bit unless fp32
+  // (this rank's share of the sequence under context parallelism).
   double boundary_activation_bytes() const;
   // The forward work activation checkpointing repeats per layer in backward (null: none).
   const PassCost* recompute_pass() const;

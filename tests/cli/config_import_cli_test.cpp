@@ -106,7 +106,6 @@ INSTANTIATE_TEST_SUITE_P(
         bad("tests/data/from/axolotl_unknown_model.yml", "base_model"),
         bad("tests/data/from/axolotl_malformed.yml", "line 3"),
         bad("tests/data/from/deeply_nested.yaml", "line 1"),
-        bad("tests/data/from/torchtitan_context_parallel.toml", "parallelism.context_parallel_degree"),
         bad("tests/data/from/torchtitan_unknown_flavor.toml", "model.flavor"),
         bad("tests/data/from/torchtitan_malformed.toml", "line 2"),
         // Megatron-LM's own GPT-3 175B example: tensor 8 x pipeline 16 on the one node it launches.

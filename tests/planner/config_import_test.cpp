@@ -139,6 +139,23 @@ TEST(ConfigImport, MegatronExpertParallelismIsTheLayoutsEp) {
   EXPECT_EQ(value_of(s, "model")["num_local_experts"], 8);
 }
 
+TEST(ConfigImport, ContextParallelDegreesAreTheLayoutsCp) {
+  const ImportedSetup megatron = imported(
+      "torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py --tensor-model-parallel-size 2 --context-parallel-size 4 "
+      "--num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 --group-query-attention "
+      "--num-query-groups 8 --swiglu --normalization RMSNorm --seq-length 131072 --max-position-embeddings 131072 "
+      "--vocab-size 128256 --micro-batch-size 1 --global-batch-size 16 --bf16 --use-distributed-optimizer\n",
+      "llama-128k.sh");
+  EXPECT_EQ(value_of(megatron, "config.parallelism.cp"), 4);
+  EXPECT_EQ(value_of(megatron, "config.parallelism.tp"), 2);
+  // torchtitan's mesh: dp_replicate x dp_shard x cp x tp x pp GPUs; the batch is split over dp only.
+  const ImportedSetup titan = imported("[training]\nlocal_batch_size = 1\n[parallelism]\ndata_parallel_shard_degree = 2\n"
+                                       "context_parallel_degree = 4\n",
+                                       "job.toml");
+  EXPECT_EQ(value_of(titan, "config.parallelism.cp"), 4);
+  EXPECT_EQ(value_of(titan, "config.sharding"), "fsdp_full");
+}
+
 TEST(ConfigImport, TorchtitanDegreesAreTheSharding) {
   const auto sharding = [](const std::string& parallelism) {
     return value_of(imported("[parallelism]\n" + parallelism, "job.toml"), "config.sharding");

@@ -1,0 +1,38 @@
+#include "simulator/step/context_parallel.hpp"
+
+#include <algorithm>
+
+#include "simulator/model/numeric_formats.hpp"
+
+namespace preflight {
+
+ContextParallel::ContextParallel(const StepContext& context, GraphWriter& graph) : c_(context), g_(graph) {
+  const int cp = c_.stages.cp;
+  if (cp == 1) return;
+  const ModelSpec& m = c_.model;
+  const double tokens = static_cast<double>(c_.config.micro_batch * (c_.job.seq_len / cp));
+  const double kv_bytes = activation_bytes(c_.job.precision) * tokens * static_cast<double>(m.kv_dim() + m.v_dim()) /
+                          static_cast<double>(c_.stages.tp);
+  const bool crosses_nodes = c_.stages.tp * cp > c_.machine.node().gpus_per_node;
+  const CollectiveGroup pair{2, crosses_nodes ? 1 : 2};
+  hop_seconds_ = c_.collectives.seconds(CollectiveOp::broadcast, kv_bytes, pair);
+  // Backward passes the keys and values on again with the gradients accumulated for them.
+  const double backward_hop = c_.collectives.seconds(CollectiveOp::broadcast, 2.0 * kv_bytes, pair);
+  const double steps = static_cast<double>(cp);
+  const double hops = steps - 1.0;
+  const double forward_step = c_.layer.forward.classes.attention / steps;
+  const double backward_step = c_.layer.backward.classes.attention / steps;
+  forward_seconds_ = hops * std::max(0.0, hop_seconds_ - forward_step);
+  backward_seconds_ = hops * std::max(0.0, backward_hop - backward_step);
+}
+
+void ContextParallel::sync(Pass& p, int layer, bool backward) {
+  const double seconds = pass_seconds(backward);
+  if (c_.stages.cp == 1 || seconds <= 0.0) return;
+  const engine::TaskId t = g_.add(TaskKind::collective, backward ? "context-parallel ring bwd" : "context-parallel ring", layer,
+                                  g_.resources().cp_link, seconds);
+  g_.after(t, p.chain);
+  p.chain = t;
+}
+
+}  // namespace preflight
