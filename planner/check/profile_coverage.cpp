@@ -5,7 +5,7 @@
 namespace preflight {
 
 std::vector<std::string> profile_warnings(const CalibrationProfile& p, const Scenario& s, const NodeSpec& node,
-                                          std::int64_t micro_batch) {
+                                          std::int64_t tokens) {
   std::vector<std::string> out;
   if (!p.applies_to(node.gpu.id)) {
     out.push_back("profile measured on " + (p.machine.gpu.empty() ? std::string("no GPU") : p.machine.gpu) + ", " + node.id +
@@ -19,7 +19,7 @@ std::vector<std::string> profile_warnings(const CalibrationProfile& p, const Sce
     return out;
   }
   const ModelSpec& m = s.model();
-  const double dims[] = {static_cast<double>(micro_batch * s.training().seq_len), static_cast<double>(m.hidden),
+  const double dims[] = {static_cast<double>(tokens), static_cast<double>(m.hidden),
                          static_cast<double>(m.intermediate), static_cast<double>(m.vocab)};
   for (double d : dims) {
     if (d < rates->smallest() || d > rates->largest()) {

@@ -11,7 +11,8 @@
 
 namespace preflight {
 
+// `tokens`: one micro-batch's tokens on a GPU (micro-batch x seq_len / cp), the matmuls' row count.
 std::vector<std::string> profile_warnings(const CalibrationProfile& profile, const Scenario& scenario, const NodeSpec& node,
-                                          std::int64_t micro_batch);
+                                          std::int64_t tokens);
 
 }  // namespace preflight

@@ -95,7 +95,7 @@ class Climber {
   }
 
   void shard_further() {
-    if (dp_degree(state_, node_) == 1) {
+    if (weight_replicas(state_.parallelism, state_.nodes * node_.gpus_per_node) == 1) {
       ladder_.skipped.push_back("3. one data-parallel rank: there is nothing to shard across");
       return;
     }

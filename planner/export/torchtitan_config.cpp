@@ -89,7 +89,11 @@ std::string torchtitan_config_toml(const ExportPlan& p) {
   s += "fsdp_reshard_after_forward = " + quoted(reshard_after_forward(c.sharding)) + "\n";
   s += "tensor_parallel_degree = " + std::to_string(par.tp) + "\n";
   s += "pipeline_parallel_degree = " + std::to_string(par.pp) + "\n";
-  if (par.cp > 1) s += "context_parallel_degree = " + std::to_string(par.cp) + "\n";
+  if (par.cp > 1) {
+    s += "context_parallel_degree = " + std::to_string(par.cp) + "\n";
+    s += "# preflight simulated the keys and values passed around a ring (context_parallel_rotate_method = \"alltoall\");\n"
+         "# torchtitan's default, \"allgather\", gathers them before each attention instead\n";
+  }
   if (par.pp > 1) s += std::string("pipeline_parallel_schedule = ") + (par.interleave > 1 ? "\"Interleaved1F1B\"" : "\"1F1B\"") + "\n";
   s += "\n[activation_checkpoint]\nmode = " + quoted(to_string(c.recompute)) + "\n";
   if (c.recompute == Recompute::selective) s += "selective_ac_option = \"op\"\n";

@@ -93,7 +93,9 @@ bool complete_global_batch(ImportedSetup& setup, const nlohmann::json& config, c
                              : nullptr;
   if (node == nullptr) return false;
   const nlohmann::json layout = config.contains("parallelism") ? config["parallelism"] : nlohmann::json::object();
-  const std::int64_t model_parallel = std::max<std::int64_t>(1, integer_at(layout, "tp") * integer_at(layout, "pp"));
+  // The ranks that share one replica's sequences: tensor, pipeline and context parallel.
+  const std::int64_t model_parallel =
+      std::max<std::int64_t>(1, integer_at(layout, "tp") * integer_at(layout, "pp") * integer_at(layout, "cp"));
   const std::int64_t gpus = integer_at(config, "nodes") * node->gpus_per_node;
   if (gpus % model_parallel != 0) return false;  // the layout's own error follows
   setup.set("training.global_batch_size", per_rank->value.get<std::int64_t>() * (gpus / model_parallel), per_rank->file, per_rank->key);

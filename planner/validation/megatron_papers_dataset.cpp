@@ -39,7 +39,7 @@ std::shared_ptr<PublishedRun> megatron_run(const ModelSpec& model, std::int64_t 
   run->config.recompute = recompute;
   run->config.flash_attention = false;
   run->config.micro_batch = micro_batch;
-  run->config.grad_accum = global_batch / (gpus / (layout.tp * layout.pp) * micro_batch);
+  run->config.grad_accum = global_batch / (data_parallel_degree(layout, gpus) * micro_batch);
   run->overlap_gradient_sync = false;
   return run;
 }

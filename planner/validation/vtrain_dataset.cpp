@@ -57,7 +57,7 @@ Dataset vtrain(const std::string& name, const std::filesystem::path& file, const
     run->config.recompute = Recompute::full;
     run->config.flash_attention = false;
     run->config.micro_batch = row.integer("micro batch");
-    const std::int64_t dp = gpus / (layout.tp * layout.pp);
+    const std::int64_t dp = data_parallel_degree(layout, gpus);
     run->config.grad_accum = job.global_batch_sequences / (dp * run->config.micro_batch);
     run->overlap_gradient_sync = false;
     run->profile = profile;

@@ -209,8 +209,8 @@ void fused_attention(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in
   const double mean_d = 0.5 * (d + static_cast<double>(m.v_head_dim()));  // scores over d, values over MLA's narrower v
   const double tokens = b * s;
   const AttentionKernel kernel = in.stack.attention;
-  auto rate = [&](AttentionPass pass) {
-    return r.attention_peak_flops * attention_efficiency(kernel, r.architecture, pass, true, s, d).fraction;
+  auto rate = [&](AttentionPass pass, bool causal) {
+    return r.attention_peak_flops * attention_efficiency(kernel, r.architecture, pass, causal, s, d).fraction;
   };
   // Causal attention computes the lower triangle only: half of the 4*s*s*d MACs per head; backward
   // recomputes the scores and runs four products instead of two (2.5x forward, as FlashAttention's
@@ -221,11 +221,13 @@ void fused_attention(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in
   const double qkvo = a * tokens * static_cast<double>(m.q_dim() + m.kv_dim() + m.v_dim() + m.attention_out_dim()) /
                       static_cast<double>(in.tp);
   const double flops = 2.0 * b * heads * s * (s * cp) * mean_d;
-  Kernel fwd{flops / cp, qkvo};
-  fwd.published_flops_per_second = rate(AttentionPass::forward);
-  Kernel bwd{2.5 * fwd.flops, 2.0 * qkvo};
-  bwd.published_flops_per_second = rate(AttentionPass::backward);
+  // The first ring step is the diagonal block (masked); the others attend to earlier chunks whole.
   for (int step = 0; step < in.cp; ++step) {
+    const bool causal = step == 0;
+    Kernel fwd{flops / cp, qkvo};
+    fwd.published_flops_per_second = rate(AttentionPass::forward, causal);
+    Kernel bwd{2.5 * fwd.flops, 2.0 * qkvo};
+    bwd.published_flops_per_second = rate(AttentionPass::backward, causal);
     c.attention_core_forward.add(fwd, r, KernelClass::attention);
     c.forward.add(fwd, r, KernelClass::attention);
     c.backward.add(bwd, r, KernelClass::attention);
@@ -233,14 +235,15 @@ void fused_attention(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in
   if (in.cp > 1) {
     // Each ring step after the first merges its partial output into the fp32 accumulator by the
     // log-sum-exp (Transformer Engine's flash_attn_fwd_out_correction): read the step's 16-bit output
-    // and the accumulator, write the accumulator; backward adds the received blocks' dK and dV into
-    // fp32 ones the same way.
+    // and the accumulator, write the accumulator; backward adds the step's dQ into the rank's (read
+    // two, write one) and the received blocks' dK and dV into fp32 ones the same way as forward.
     const double out = tokens * static_cast<double>(m.attention_out_dim()) / static_cast<double>(in.tp);
+    const double q = tokens * static_cast<double>(m.q_dim()) / static_cast<double>(in.tp);
     const double kv = tokens * static_cast<double>(m.kv_dim() + m.v_dim()) / static_cast<double>(in.tp);
     const Shares merge = elementwise(false);
     for (int step = 1; step < in.cp; ++step) {
       c.attention_core_forward.add(streamed((a + 8.0) * out, merge.forward), r, kMemory);
-      streaming(c, (a + 8.0) * out, (a + 8.0) * kv, r, merge);
+      streaming(c, (a + 8.0) * out, (a + 8.0) * kv + 3.0 * a * q, r, merge);
     }
   }
 }

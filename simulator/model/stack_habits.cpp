@@ -137,6 +137,12 @@ LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& c) {
         return {"sharding", "torchtitan shards with FSDP2 (fsdp_full, fsdp_grad_op, fsdp_hybrid) or ddp"};
       }
       if (model_parallel_layout && offload) return {"offload", "torchtitan offloads only without tensor or pipeline parallelism"};
+      // torchtitan turns FSDP on whenever context parallelism is (parallel_dims.py: fsdp_enabled is
+      // dp_shard or cp enabled): its cp ranks always shard the states.
+      if (c.parallelism.cp > 1 && scheme.engine != Engine::fsdp) {
+        return {"sharding", "torchtitan shards the states over its context-parallel ranks with FSDP2: use fsdp_full, "
+                            "fsdp_grad_op or fsdp_hybrid with cp > 1"};
+      }
       return {};
     case Framework::llm_foundry:
       // Composer's parallelism for llm-foundry: PyTorch FSDP (or DDP); no tensor or pipeline parallelism.

@@ -137,6 +137,19 @@ TEST(FromFiles, AFileOfNoKnownFormatAndAMissingOneAreExitTwo) {
 }
 
 // TrainingArguments as JSON (HfArgumentParser.parse_json_file) read as the same recipe as YAML.
+// torchtitan with context parallelism and every other rank left to FSDP (data_parallel_shard_degree
+// -1): on one 8-GPU node cp 2 leaves 4 data-parallel ranks, so a local batch of 1 is a global batch of 4.
+TEST(FromFiles, ContextParallelTorchtitanSplitsTheBatchOverTheOtherRanks) {
+  const test::CliResult r = in_source("check examples/from/scenario.json --from tests/data/from/torchtitan_context_parallel.toml "
+                                      "--config '{\"instance\": \"aws/p5.48xlarge\"}' --format json");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["config"]["parallelism"]["cp"], 2);
+  EXPECT_EQ(j["config"]["sharding"], "fsdp_full");
+  EXPECT_EQ(j["memory"]["dp_degree"], 4);
+  EXPECT_EQ(j["config"]["micro_batch"].get<int>() * j["config"]["grad_accum"].get<int>() * 4, 4);
+}
+
 TEST(FromFiles, TrainingArgumentsAsJsonReadAsTheSameRecipeInYaml) {
   const test::CliResult json = in_source("check examples/from/scenario.json --from examples/from/hf_trainingargs_zephyr_sft_full.json --format json");
   const test::CliResult yaml = in_source("check examples/from/scenario.json --from examples/from/hf_trainingargs_zephyr_sft_full.yaml --format json");

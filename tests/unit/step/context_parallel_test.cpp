@@ -140,7 +140,10 @@ TEST(ContextParallel, RefusedWhereNoStackRunsIt) {
   c.parallelism.cp = 2;
   EXPECT_EQ(layout_refusal(Framework::transformers, c).field, "parallelism.cp");
   EXPECT_EQ(layout_refusal(Framework::llm_foundry, c).field, "parallelism.cp");
+  c.sharding = Sharding::fsdp_full;
   EXPECT_TRUE(layout_refusal(Framework::torchtitan, c).empty());
+  c.sharding = Sharding::ddp;  // torchtitan turns FSDP on over its cp ranks
+  EXPECT_EQ(layout_refusal(Framework::torchtitan, c).field, "sharding");
   TrainingJob odd = m.job;
   odd.seq_len = 131070;  // not divisible into 2 x cp chunks
   EXPECT_THROW(validate_context_parallel(odd, c.parallelism, StackHabits{}), InvalidConfig);
