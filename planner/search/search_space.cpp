@@ -80,7 +80,7 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
         if (interleave > 1 && (pp == 1 || model.layers % (pp * interleave) != 0)) continue;
         // An expert model's routed experts over ep of the data-parallel ranks (powers of two
         // dividing the experts and the data-parallel degree), on any of these layouts.
-        const int dp = gpus / (tp * pp);
+        const int dp = weight_replicas({tp, pp}, gpus);  // EP ranks come from the data- and context-parallel ones
         for (int ep = 1; ep <= dp; ep *= 2) {
           if (ep > 1 && (!model.is_moe() || model.experts % ep != 0 || dp % ep != 0)) break;
           // Long sequences also split over cp of the weights' replicas.
@@ -100,7 +100,7 @@ std::vector<Sharding> sharding_choices(int gpus, int nodes, const Parallelism& l
     if (gpus == layout.tp * layout.pp) return {Sharding::ddp};
     std::vector<Sharding> s{Sharding::ddp, Sharding::zero1};
     if (fsdp2) s.push_back(Sharding::fsdp_full);
-    if (fsdp2 && nodes > 1 && gpus / (layout.tp * layout.pp) > nodes) s.push_back(Sharding::fsdp_hybrid);
+    if (fsdp2 && nodes > 1 && weight_replicas(layout, gpus) > nodes) s.push_back(Sharding::fsdp_hybrid);
     return s;
   }
   if (gpus == 1) return {Sharding::ddp, Sharding::zero2, Sharding::zero3};

@@ -15,7 +15,8 @@ ContextParallel::ContextParallel(const StepContext& context, GraphWriter& graph)
                           static_cast<double>(c_.stages.tp);
   const bool crosses_nodes = c_.stages.tp * cp > c_.machine.node().gpus_per_node;
   const CollectiveGroup pair{2, crosses_nodes ? 1 : 2};
-  hop_seconds_ = c_.collectives.seconds(CollectiveOp::broadcast, kv_bytes, pair);
+  // One hop forward: the keys and values of this rank's tokens to the next rank.
+  const double hop = c_.collectives.seconds(CollectiveOp::broadcast, kv_bytes, pair);
   // Backward (Transformer Engine's AttnFuncWithCPAndKVP2P): the first step passes on the keys and
   // values, the middle ones the keys and values with the gradients accumulated for them, the last
   // the gradients alone.
@@ -23,8 +24,8 @@ ContextParallel::ContextParallel(const StepContext& context, GraphWriter& graph)
   const double steps = static_cast<double>(cp);
   const double forward_step = c_.layer.forward.classes.attention / steps;
   const double backward_step = c_.layer.backward.classes.attention / steps;
-  forward_seconds_ = (steps - 1.0) * std::max(0.0, hop_seconds_ - forward_step);
-  backward_seconds_ = 2.0 * std::max(0.0, hop_seconds_ - backward_step) + (steps - 2.0) * std::max(0.0, double_hop - backward_step);
+  forward_seconds_ = (steps - 1.0) * std::max(0.0, hop - forward_step);
+  backward_seconds_ = 2.0 * std::max(0.0, hop - backward_step) + (steps - 2.0) * std::max(0.0, double_hop - backward_step);
 }
 
 void ContextParallel::sync(Pass& p, int layer, bool backward) {

@@ -19,8 +19,6 @@ class ContextParallel {
 
   // What one pass over a layer waits for the ring, beyond the attention that hides it.
   double pass_seconds(bool backward) const { return backward ? backward_seconds_ : forward_seconds_; }
-  // One hop of the ring forward: the keys and values of this rank's tokens to the next rank.
-  double hop_seconds() const { return hop_seconds_; }
 
   // Chains the exposed part of one pass's ring behind its compute.
   void sync(Pass& pass, int layer, bool backward = false);
@@ -28,7 +26,6 @@ class ContextParallel {
  private:
   const StepContext& c_;
   GraphWriter& g_;
-  double hop_seconds_ = 0.0;
   double forward_seconds_ = 0.0;
   double backward_seconds_ = 0.0;
 };
