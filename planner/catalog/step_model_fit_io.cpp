@@ -32,6 +32,11 @@ StepModelFit read_step_model_fit(const std::filesystem::path& file) {
     fit.kernel_efficiency[static_cast<std::size_t>(arch)] = kernels.number(name, {0.7, 1.1});
   }
   kernels.finish();
+  ObjectReader attention = r.object("attention_efficiency");
+  for (const auto& [arch, name] : kGpuArchitectureNames) {
+    fit.attention_efficiency[static_cast<std::size_t>(arch)] = attention.number(name, {0.5, 1.1});
+  }
+  attention.finish();
   ObjectReader host = r.object("host_time");
   for (const auto& [stack, name] : kFrameworkNames) fit.host_time[static_cast<std::size_t>(stack)] = host.number(name, {0.5, 4.0});
   host.finish();

@@ -167,8 +167,21 @@ std::string fit_report_markdown(const validation::FitReport& report) {
   out += "\nHeld-out coverage of the 80% interval over every row: " + plain_percent(report.interval_coverage) + ".\n";
   const StepTimeInterval& c = report.fit.calibrated_interval;
   const StepTimeInterval& u = report.fit.unseen_interval;
-  out += "\nA stack or GPU generation without rows of its own (transformers and torchtitan today, every generation but "
-         "Ampere and Hopper) takes the interval of a source the fit never saw: " + fixed(u.low, 3) + "-" + fixed(u.high, 3) +
+  // Which stacks and generations have no interval of their own in this fit.
+  std::string stacks, generations;
+  for (const auto& [stack, name] : kFrameworkNames) {
+    bool own = false;
+    for (const StepTimeInterval& in : report.fit.intervals[static_cast<std::size_t>(stack)]) own = own || in.rows > 0;
+    if (!own) stacks += (stacks.empty() ? "" : ", ") + std::string(name);
+  }
+  for (const auto& [arch, name] : kGpuArchitectureNames) {
+    bool own = false;
+    for (const auto& by_arch : report.fit.intervals) own = own || by_arch[static_cast<std::size_t>(arch)].rows > 0;
+    if (!own) generations += (generations.empty() ? "" : ", ") + std::string(name);
+  }
+  out += "\nA stack or GPU generation without enough rows of its own (" + (stacks.empty() ? "no stack" : stacks) + "; " +
+         (generations.empty() ? "no generation" : generations) + ") takes the interval of a source the fit never saw: " +
+         fixed(u.low, 3) + "-" + fixed(u.high, 3) +
          " x the prediction (each dataset under the fit without it, each weighing the same). Calibrated on one trial run of "
          "the same model, machine and stack (`preflight-calibrate --from-log`), such a source's other configurations fall in " +
          fixed(c.low, 3) + "-" + fixed(c.high, 3) + " x (" + std::to_string(c.rows) +

@@ -8,6 +8,12 @@ std::filesystem::path default_data_dir() {
   return std::filesystem::path(PREFLIGHT_INSTALLED_VALIDATION_DATA);
 }
 
+std::filesystem::path published_runs_file() {
+  const std::filesystem::path here = std::filesystem::path(PREFLIGHT_PUBLISHED_DATA) / "long_sequence_runs.csv";
+  if (std::filesystem::exists(here)) return here;
+  return std::filesystem::path(PREFLIGHT_INSTALLED_PUBLISHED_DATA) / "long_sequence_runs.csv";
+}
+
 std::vector<Dataset> load_datasets(const std::filesystem::path& dir, const Catalog& catalog) {
   std::vector<Dataset> out;
   out.push_back(llm_foundry_dataset(dir, catalog));
@@ -15,6 +21,7 @@ std::vector<Dataset> load_datasets(const std::filesystem::path& dir, const Catal
   out.push_back(vtrain_multi_node_dataset(dir, catalog));
   out.push_back(korthikanti_dataset(dir, catalog));
   out.push_back(narayanan_dataset(dir, catalog));
+  for (Dataset& d : long_sequence_datasets(published_runs_file(), catalog)) out.push_back(std::move(d));
   return out;
 }
 

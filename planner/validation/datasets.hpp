@@ -21,7 +21,12 @@ Dataset vtrain_multi_node_dataset(const std::filesystem::path& data_dir, const C
 Dataset korthikanti_dataset(const std::filesystem::path& data_dir, const Catalog& catalog);
 Dataset narayanan_dataset(const std::filesystem::path& data_dir, const Catalog& catalog);
 
-// All of them, in that order. Throws InputError naming a missing or malformed file.
+// The long-sequence runs this repository ships (published/long_sequence_runs.csv): one dataset per
+// source, nemo-h100, nemo-b200 and torchtitan-h100.
+std::filesystem::path published_runs_file();
+std::vector<Dataset> long_sequence_datasets(const std::filesystem::path& file, const Catalog& catalog);
+
+// All of them, in that order, the long-sequence runs last. Throws InputError naming a missing or malformed file.
 std::vector<Dataset> load_datasets(const std::filesystem::path& data_dir, const Catalog& catalog);
 
 }  // namespace preflight::validation

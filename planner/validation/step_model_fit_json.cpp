@@ -20,11 +20,13 @@ nlohmann::ordered_json step_model_fit_json(const FitReport& report, const std::s
   j["source"] = f.source;
   j["as_of"] = as_of;
   j["data"] = "../shared/validation: llm_foundry/measured_throughput.csv, vtrain/ground_truth_{single,multi}_node_a100.csv, "
-              "korthikanti_2022.csv, narayanan_2021_table1.csv";
-  nlohmann::ordered_json kernels, host;
+              "korthikanti_2022.csv, narayanan_2021_table1.csv; published/long_sequence_runs.csv (NeMo, torchtitan)";
+  nlohmann::ordered_json kernels, attention, host;
   for (const auto& [arch, name] : kGpuArchitectureNames) kernels[std::string(name)] = rounded(f.kernels(arch));
+  for (const auto& [arch, name] : kGpuArchitectureNames) attention[std::string(name)] = rounded(f.attention(arch));
   for (const auto& [stack, name] : kFrameworkNames) host[std::string(name)] = rounded(f.host(stack));
   j["kernel_efficiency"] = kernels;
+  j["attention_efficiency"] = attention;
   j["host_time"] = host;
   j["overlapped_compute_slowdown"] = rounded(f.overlapped_compute_slowdown.value_or(0.0));
   nlohmann::ordered_json intervals = nlohmann::ordered_json::array();

@@ -40,8 +40,16 @@ std::vector<Parameter> parameters() {
                      [s](StepModelFit& f) -> double& { return f.host_time[index_of(s)]; },
                      [s](const ValidationCase& c) { return c.framework == s; }};
   };
+  const auto attention = [](GpuArchitecture a) {
+    // Fused attention in a training step between half and 1.1 times the kernel's published
+    // benchmark (a short run at full clock on one GPU): less is a bug, not a fit.
+    return Parameter{"attention_efficiency." + to_string(a), 0.5, 1.1, 1.0,
+                     [a](StepModelFit& f) -> double& { return f.attention_efficiency[index_of(a)]; },
+                     [a](const ValidationCase& c) { return c.architecture == a && c.fused_attention; }};
+  };
   std::vector<Parameter> out;
-  for (const GpuArchitecture a : {GpuArchitecture::ampere, GpuArchitecture::hopper}) out.push_back(kernels(a));
+  for (const GpuArchitecture a : {GpuArchitecture::ampere, GpuArchitecture::hopper, GpuArchitecture::blackwell}) out.push_back(kernels(a));
+  for (const GpuArchitecture a : {GpuArchitecture::hopper, GpuArchitecture::blackwell}) out.push_back(attention(a));
   for (const Framework s : {Framework::megatron, Framework::llm_foundry, Framework::transformers, Framework::torchtitan}) {
     out.push_back(host(s));
   }

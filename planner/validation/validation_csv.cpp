@@ -40,6 +40,15 @@ std::int64_t CsvRow::integer(const std::string& column) const {
   return v;
 }
 
+bool CsvRow::empty(const std::string& column) const {
+  const auto it = cells_.find(column);
+  return it == cells_.end() || it->second.empty();
+}
+
+void CsvRow::fail(const std::string& column, const std::string& allowed) const {
+  throw InputError(file_, "line " + std::to_string(line_) + ", column \"" + column + "\"", "\"" + text(column) + "\"", allowed);
+}
+
 std::vector<CsvRow> read_validation_csv(const std::filesystem::path& file) {
   std::istringstream in(io::read_input_file(file, "a validation CSV file"));
   std::vector<CsvRow> rows;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "simulator/spec/enum_names.hpp"
+
 namespace preflight::validation {
 
 class CsvRow {
@@ -19,9 +21,20 @@ class CsvRow {
   const std::string& text(const std::string& column) const;
   double number(const std::string& column) const;
   std::int64_t integer(const std::string& column) const;
+  bool empty(const std::string& column) const;  // the cell is missing or blank
+  // One of an enum's words, else an InputError that lists them.
+  template <class E, std::size_t N>
+  E choice(const std::string& column, const EnumNames<E, N>& names) const {
+    if (const std::optional<E> v = value_of(names, std::string_view(text(column)))) return *v;
+    std::string allowed;
+    for (const EnumName<E>& n : names) allowed += (allowed.empty() ? "" : ", ") + std::string(n.name);
+    fail(column, "one of " + allowed);
+  }
   int line() const { return line_; }
+  const std::string& file() const { return file_; }
 
  private:
+  [[noreturn]] void fail(const std::string& column, const std::string& allowed) const;
   std::string file_;
   int line_ = 0;
   std::map<std::string, std::string> cells_;

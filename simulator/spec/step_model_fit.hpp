@@ -1,7 +1,7 @@
 #pragma once
 // What the published figures leave open, fitted to published end-to-end measurements
 // (planner/validation/step_model_fitter.cpp writes it, catalogs/fitted/step_model.json ships it): how
-// close each GPU generation's real kernels come to their published best, each stack's host time per
+// close each GPU generation's real kernels (and, apart, its fused attention) come to their published best, each stack's host time per
 // layer against the eager-PyTorch figures measured on the build machine, and how much overlapping
 // collectives slow compute; and, from the fit's held-out residuals, how far a prediction may be off.
 // Every factor is 1 (the physics alone) unless the fit moved it, and stays in a range the fitter
@@ -28,7 +28,10 @@ struct StepTimeInterval {
 };
 
 struct StepModelFit {
-  std::array<double, kArchitectureCount> kernel_efficiency;  // GEMM and attention rates x this
+  std::array<double, kArchitectureCount> kernel_efficiency;  // GEMM rates x this
+  // Attention's rate in a training step against the kernel's published benchmark (a short run at
+  // full clock): long sequences, where attention is most of the work, tell it apart from the GEMMs.
+  std::array<double, kArchitectureCount> attention_efficiency;
   std::array<double, kFrameworkCount> host_time;              // the framework's host figures x this
   std::optional<double> overlapped_compute_slowdown;          // empty: the published average
   std::array<std::array<StepTimeInterval, kArchitectureCount>, kFrameworkCount> intervals{};
@@ -43,10 +46,12 @@ struct StepModelFit {
 
   StepModelFit() {
     kernel_efficiency.fill(1.0);
+    attention_efficiency.fill(1.0);
     host_time.fill(1.0);
   }
 
   double kernels(GpuArchitecture a) const { return kernel_efficiency[static_cast<std::size_t>(a)]; }
+  double attention(GpuArchitecture a) const { return attention_efficiency[static_cast<std::size_t>(a)]; }
   double host(Framework f) const { return host_time[static_cast<std::size_t>(f)]; }
   // The interval of this stack on this generation, else of a source the fit never saw.
   const StepTimeInterval& interval(Framework f, GpuArchitecture a) const {

@@ -32,7 +32,8 @@ TEST(CliValidate, EveryShippedDatasetWithinItsTolerance) {
   }
   // The files' own row counts (vTrain multi-node: 109 less the 6 with tensor parallelism across nodes).
   EXPECT_EQ(rows, (std::map<std::string, int>{{"llm-foundry", 201}, {"vtrain-single-node", 1440}, {"vtrain-multi-node", 103},
-                                              {"korthikanti-2022", 8}, {"narayanan-2021", 10}}));
+                                              {"korthikanti-2022", 8}, {"narayanan-2021", 10},
+                                              {"nemo-h100", 9}, {"nemo-b200", 8}, {"torchtitan-h100", 4}}));
 }
 
 // Without the fitted factors vTrain's host-bound single-node rows are ~50% too fast: past the

@@ -30,7 +30,7 @@ std::string read_text(const fs::path& file) {
   return s.str();
 }
 
-// The refit simulates the 1,762 rows about a hundred times (seconds in a release build, minutes under
+// The refit simulates the 1,783 rows about a hundred times (seconds in a release build, minutes under
 // the sanitizers); CTest runs each TEST in its own process, so one TEST makes every check of it.
 validation::FitReport refit() {
   const Catalog catalog = Catalog::load(fs::path(PREFLIGHT_SOURCE_DIR) / "catalogs");
@@ -62,9 +62,32 @@ void expect_intervals_cover_about_eighty_percent_of_unseen_rows(const validation
   for (const validation::HeldOut& h : report.held_out) {
     std::cout << h.dataset << ": in-sample " << 100.0 * h.in_sample.mean_absolute << "%, 5-fold held-out "
               << 100.0 * h.k_fold.mean_absolute << "%, without the dataset " << 100.0 * h.without_dataset.mean_absolute << "%\n";
-    // Within a source, rows the fit did not see are predicted about as well as those it did.
-    EXPECT_LT(h.k_fold.mean_absolute, h.in_sample.mean_absolute + 0.02) << h.dataset;
+    // Within a source, rows the fit did not see are predicted about as well as those it did (a source
+    // of a few rows, where a fold is one row, is too small to say).
+    if (h.in_sample.rows >= 20) {
+      EXPECT_LT(h.k_fold.mean_absolute, h.in_sample.mean_absolute + 0.02) << h.dataset;
+    }
   }
+}
+
+// The published long-sequence runs (published/long_sequence_runs.csv) within the 25% the model issue
+// asks of them, every row; and each H100 source predicted from the other (the fit that never saw it)
+// within 15% on average. The B200 table is the only Blackwell data: without it, Blackwell keeps the
+// physics alone, and its error is printed, not bounded.
+void expect_long_sequence_runs_within_a_quarter(const validation::FitReport& report) {
+  int sources = 0;
+  for (const validation::HeldOut& h : report.held_out) {
+    const bool h100 = h.dataset == "nemo-h100" || h.dataset == "torchtitan-h100";
+    if (!h100 && h.dataset != "nemo-b200") continue;
+    ++sources;
+    std::cout << h.dataset << ": worst row " << 100.0 * h.in_sample.worst << "%, without the dataset "
+              << 100.0 * h.without_dataset.mean_absolute << "% (signed " << 100.0 * h.without_dataset.mean_signed << "%)\n";
+    EXPECT_LT(h.in_sample.worst, 0.25) << h.dataset;
+    if (h100) {
+      EXPECT_LT(h.without_dataset.mean_absolute, 0.15) << h.dataset;
+    }
+  }
+  EXPECT_EQ(sources, 3);
 }
 
 void expect_the_catalog_ships_it(const validation::FitReport& report) {
@@ -73,6 +96,7 @@ void expect_the_catalog_ships_it(const validation::FitReport& report) {
   const StepModelFit& shipped = *catalog.step_model_fit();
   EXPECT_NEAR(shipped.kernels(GpuArchitecture::ampere), report.fit.kernels(GpuArchitecture::ampere), 1e-6);
   EXPECT_NEAR(shipped.host(Framework::megatron), report.fit.host(Framework::megatron), 1e-6);
+  EXPECT_NEAR(shipped.attention(GpuArchitecture::hopper), report.fit.attention(GpuArchitecture::hopper), 1e-6);
   const StepTimeInterval& megatron = shipped.interval(Framework::megatron, GpuArchitecture::ampere);
   EXPECT_GT(megatron.rows, 0);
   EXPECT_LT(megatron.low, 1.0);
@@ -94,6 +118,10 @@ TEST(StepModelFit, RefitReproducesTheShippedFactorsInRangeWithHonestIntervals) {
   {
     SCOPED_TRACE("80% intervals cover about 80% of held-out rows");
     expect_intervals_cover_about_eighty_percent_of_unseen_rows(report);
+  }
+  {
+    SCOPED_TRACE("long-sequence runs within 25%");
+    expect_long_sequence_runs_within_a_quarter(report);
   }
   {
     SCOPED_TRACE("the catalog loads the same factors");
