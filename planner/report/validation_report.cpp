@@ -148,7 +148,7 @@ std::string validation_report(const std::string& format, const std::vector<Datas
 std::string fit_report_markdown(const validation::FitReport& report) {
   std::string out = "# The step model's fitted factors\n\n";
   out += "Written by `preflight validate --refit catalogs/fitted` (scripts/fit_step_model.sh) from the published "
-         "measurements in ../shared/validation. Each factor is fitted only to the rows it moves, within its range; "
+         "measurements in ../shared/validation and published/long_sequence_runs.csv. Each factor is fitted only to the rows it moves, within its range; "
          "every dataset weighs the same. Errors are speed errors (+: predicted faster than measured).\n\n";
   out += "| factor | value | range | rows | data |\n|---|---:|---|---:|---|\n";
   for (const validation::FittedParameter& p : report.parameters) {
@@ -167,20 +167,17 @@ std::string fit_report_markdown(const validation::FitReport& report) {
   out += "\nHeld-out coverage of the 80% interval over every row: " + plain_percent(report.interval_coverage) + ".\n";
   const StepTimeInterval& c = report.fit.calibrated_interval;
   const StepTimeInterval& u = report.fit.unseen_interval;
-  // Which stacks and generations have no interval of their own in this fit.
-  std::string stacks, generations;
-  for (const auto& [stack, name] : kFrameworkNames) {
-    bool own = false;
-    for (const StepTimeInterval& in : report.fit.intervals[static_cast<std::size_t>(stack)]) own = own || in.rows > 0;
-    if (!own) stacks += (stacks.empty() ? "" : ", ") + std::string(name);
+  // The stacks on generations that have an interval of their own in this fit; every other pair takes
+  // the unseen one.
+  std::string own;
+  for (const auto& [stack, stack_name] : kFrameworkNames) {
+    for (const auto& [arch, arch_name] : kGpuArchitectureNames) {
+      if (report.fit.intervals[static_cast<std::size_t>(stack)][static_cast<std::size_t>(arch)].rows == 0) continue;
+      own += (own.empty() ? "" : ", ") + std::string(stack_name) + " on " + std::string(arch_name);
+    }
   }
-  for (const auto& [arch, name] : kGpuArchitectureNames) {
-    bool own = false;
-    for (const auto& by_arch : report.fit.intervals) own = own || by_arch[static_cast<std::size_t>(arch)].rows > 0;
-    if (!own) generations += (generations.empty() ? "" : ", ") + std::string(name);
-  }
-  out += "\nA stack or GPU generation without enough rows of its own (" + (stacks.empty() ? "no stack" : stacks) + "; " +
-         (generations.empty() ? "no generation" : generations) + ") takes the interval of a source the fit never saw: " +
+  out += "\nA stack on a GPU generation without 20 held-out rows of its own (every pair but " + (own.empty() ? "none" : own) +
+         ") takes the interval of a source the fit never saw: " +
          fixed(u.low, 3) + "-" + fixed(u.high, 3) +
          " x the prediction (each dataset under the fit without it, each weighing the same). Calibrated on one trial run of "
          "the same model, machine and stack (`preflight-calibrate --from-log`), such a source's other configurations fall in " +

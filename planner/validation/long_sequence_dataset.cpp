@@ -11,6 +11,7 @@
 #include "planner/validation/published_run.hpp"
 #include "planner/validation/validation_csv.hpp"
 #include "simulator/spec/errors.hpp"
+#include "simulator/spec/units.hpp"
 
 namespace preflight::validation {
 
@@ -43,12 +44,13 @@ double nemo_flops_per_token(const ModelSpec& m, double seq) {
 
 const NodeSpec& instance_of(const CsvRow& row, const Catalog& catalog) {
   const NodeSpec* node = catalog.find_instance(row.text("instance"));
-  if (node == nullptr) throw InvalidConfig("instance", row.text("instance") + " missing from the catalog");
+  if (node == nullptr) row.fail("instance", "an instance of the catalog");
   return *node;
 }
 
 ValidationCase long_sequence_case(const CsvRow& row, const Catalog& catalog) {
   const std::int64_t seq = row.integer("seq_len");
+  if (!catalog.has_model(row.text("model"))) row.fail("model", "a model of the catalog");
   ModelSpec model = catalog.model(row.text("model")).spec;
   // Positions extended to the sequence (RoPE scaling does not change the work).
   model.max_seq_len = std::max(model.max_seq_len, seq);
@@ -57,11 +59,12 @@ ValidationCase long_sequence_case(const CsvRow& row, const Catalog& catalog) {
   job.global_batch_sequences = row.integer("global_batch");
   job.tokens = 1e12;
   job.precision = row.choice("precision", kPrecisionNames);
+  if (row.text("torch_compile") != "true" && row.text("torch_compile") != "false") row.fail("torch_compile", "true or false");
   job.torch_compile = row.text("torch_compile") == "true";
   auto run = std::make_shared<PublishedRun>();
   run->workload = std::make_unique<const Workload>(model, job);
   NodeSpec node = instance_of(row, catalog);
-  if (!row.empty("memory_GB")) node.gpu.memory_bytes = row.number("memory_GB") * 1e9;
+  if (!row.empty("memory_GiB")) node.gpu.memory_bytes = row.number("memory_GiB") * kGiB;  // the catalog's unit
   if (!row.empty("memory_TBps")) node.gpu.memory_bandwidth_bytes_per_second = row.number("memory_TBps") * 1e12;
   const int gpus = static_cast<int>(row.integer("gpus"));
   place_on(*run, node, gpus);
@@ -76,9 +79,10 @@ ValidationCase long_sequence_case(const CsvRow& row, const Catalog& catalog) {
   run->config.recompute = row.choice("recompute", kRecomputeNames);
   run->config.micro_batch = row.integer("micro_batch");
   const std::int64_t dp = data_parallel_degree(p, gpus);
-  if (dp != row.integer("dp") || job.global_batch_sequences % (dp * run->config.micro_batch) != 0) {
-    throw InputError(row.file(), "line " + std::to_string(row.line()) + ", column \"dp\"", row.text("dp"),
-                     "gpus / (tp x pp x cp), dividing global_batch / micro_batch");
+  const bool whole_nodes = gpus <= node.gpus_per_node || gpus % node.gpus_per_node == 0;
+  if (dp * p.tp * p.pp * p.cp != gpus || !whole_nodes || dp != row.integer("dp") ||
+      job.global_batch_sequences % (dp * run->config.micro_batch) != 0) {
+    row.fail("dp", "gpus / (tp x pp x cp) on whole nodes, dividing global_batch / micro_batch");
   }
   run->config.grad_accum = job.global_batch_sequences / (dp * run->config.micro_batch);
   const double tokens_per_gpu = static_cast<double>(job.global_batch_sequences * seq) / gpus;
@@ -99,8 +103,7 @@ ValidationCase long_sequence_case(const CsvRow& row, const Catalog& catalog) {
   } else if (unit == "model_tflops_per_gpu") {
     c.measured_seconds = nemo_flops_per_token(model, static_cast<double>(seq)) / (row.number("measured") * 1e12);
   } else {
-    throw InputError(row.file(), "line " + std::to_string(row.line()) + ", column \"unit\"", "\"" + unit + "\"",
-                     "tokens_per_second_per_gpu or model_tflops_per_gpu");
+    row.fail("unit", "tokens_per_second_per_gpu or model_tflops_per_gpu");
   }
   c.predict = [run, tokens_per_gpu](const StepModelFit* fit) {
     Prediction pr = simulate_run(*run, fit);
@@ -117,10 +120,7 @@ std::vector<Dataset> long_sequence_datasets(const std::filesystem::path& file, c
   for (const CsvRow& row : read_validation_csv(file)) {
     const std::string& name = row.text("source");
     const auto source = sources().find(name);
-    if (source == sources().end()) {
-      throw InputError(file.string(), "line " + std::to_string(row.line()) + ", column \"source\"", "\"" + name + "\"",
-                       "nemo-h100, nemo-b200 or torchtitan-h100");
-    }
+    if (source == sources().end()) row.fail("source", "nemo-h100, nemo-b200 or torchtitan-h100");
     auto d = std::find_if(out.begin(), out.end(), [&](const Dataset& x) { return x.name == name; });
     if (d == out.end()) {
       out.push_back({name, source->second.description, "seconds per token per GPU", source->second.tolerance, {}});

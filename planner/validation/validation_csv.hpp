@@ -32,9 +32,10 @@ class CsvRow {
   }
   int line() const { return line_; }
   const std::string& file() const { return file_; }
+  // An InputError naming the file, the line, the column and its value, and what is allowed.
+  [[noreturn]] void fail(const std::string& column, const std::string& allowed) const;
 
  private:
-  [[noreturn]] void fail(const std::string& column, const std::string& allowed) const;
   std::string file_;
   int line_ = 0;
   std::map<std::string, std::string> cells_;

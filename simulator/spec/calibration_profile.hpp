@@ -74,7 +74,8 @@ struct FrameworkMeasurement {
 };
 
 // The step model's factors fitted to a trial run on this machine (`preflight-calibrate --from-log`):
-// they replace the catalog's fitted factors for the profile's GPU (kernel efficiency) and for the
+// they replace the catalog's fitted factors for the profile's GPU (kernel efficiency: its GEMMs; the
+// catalog's attention factor stays) and for the
 // trial's stack (host time, and the interval, which is then the spread left after calibrating on one
 // run of the same machine and stack).
 struct TrialStepModel {

@@ -57,7 +57,7 @@ TEST(LongSequenceDataset, OneDatasetPerSourceInThePublicationsUnits) {
 std::string row_with(const std::string& column, const std::string& value) {
   const std::vector<std::string> columns{"id", "source", "model", "instance", "gpus", "seq_len", "tp", "pp", "cp", "dp", "micro_batch",
                                          "global_batch", "precision", "framework", "sharding", "recompute", "torch_compile",
-                                         "memory_GB", "memory_TBps", "measured", "unit"};
+                                         "memory_GiB", "memory_TBps", "measured", "unit"};
   std::vector<std::string> cells{"x", "nemo-h100", "llama-2-7b", "onprem/dgx-h100", "32", "32768", "2", "1", "2", "8", "1",
                                  "32", "fp8", "megatron", "zero1", "selective", "false", "", "", "610", "model_tflops_per_gpu"};
   std::string header, row;
@@ -73,7 +73,8 @@ TEST(LongSequenceDataset, AMalformedRowIsNamed) {
   test::write_text(file, row_with("", ""));
   EXPECT_EQ(validation::long_sequence_datasets(file, catalog()).at(0).cases.size(), 1u);
   for (const auto& [column, value] : std::vector<std::pair<std::string, std::string>>{
-           {"unit", "tflops"}, {"source", "nemo-a100"}, {"sharding", "zero9"}, {"precision", "fp4"}, {"dp", "4"}, {"measured", "-1"}}) {
+           {"unit", "tflops"}, {"source", "nemo-a100"}, {"sharding", "zero9"}, {"precision", "fp4"}, {"dp", "4"}, {"measured", "-1"},
+           {"instance", "aws/p9.48xlarge"}, {"model", "llama-9"}, {"torch_compile", "yes"}}) {
     test::write_text(file, row_with(column, value));
     try {
       validation::long_sequence_datasets(file, catalog());
