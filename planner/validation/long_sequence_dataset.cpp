@@ -120,7 +120,11 @@ std::vector<Dataset> long_sequence_datasets(const std::filesystem::path& file, c
   for (const CsvRow& row : read_validation_csv(file)) {
     const std::string& name = row.text("source");
     const auto source = sources().find(name);
-    if (source == sources().end()) row.fail("source", "nemo-h100, nemo-b200 or torchtitan-h100");
+    if (source == sources().end()) {
+      std::string known;
+      for (const auto& [id, s] : sources()) known += (known.empty() ? "" : ", ") + id;
+      row.fail("source", "one of " + known);
+    }
     auto d = std::find_if(out.begin(), out.end(), [&](const Dataset& x) { return x.name == name; });
     if (d == out.end()) {
       out.push_back({name, source->second.description, "seconds per token per GPU", source->second.tolerance, {}});

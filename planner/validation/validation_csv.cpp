@@ -13,7 +13,7 @@ namespace preflight::validation {
 const std::string& CsvRow::text(const std::string& column) const {
   const auto it = cells_.find(column);
   if (it == cells_.end() || it->second.empty()) {
-    throw InputError(file_, "line " + std::to_string(line_) + ", column \"" + column + "\"", "nothing", "a value");
+    throw InputError(file_, where(column), "nothing", "a value");
   }
   return it->second;
 }
@@ -23,8 +23,7 @@ double CsvRow::number(const std::string& column) const {
   double v = 0.0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size() || !(v > 0.0)) {
-    throw InputError(file_, "line " + std::to_string(line_) + ", column \"" + column + "\"", "\"" + s + "\"",
-                     "a positive number");
+    fail(column, "a positive number");
   }
   return v;
 }
@@ -34,8 +33,7 @@ std::int64_t CsvRow::integer(const std::string& column) const {
   std::int64_t v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size() || v < 1) {
-    throw InputError(file_, "line " + std::to_string(line_) + ", column \"" + column + "\"", "\"" + s + "\"",
-                     "a positive integer");
+    fail(column, "a positive integer");
   }
   return v;
 }
@@ -46,7 +44,11 @@ bool CsvRow::empty(const std::string& column) const {
 }
 
 void CsvRow::fail(const std::string& column, const std::string& allowed) const {
-  throw InputError(file_, "line " + std::to_string(line_) + ", column \"" + column + "\"", "\"" + text(column) + "\"", allowed);
+  throw InputError(file_, where(column), "\"" + text(column) + "\"", allowed);
+}
+
+std::string CsvRow::where(const std::string& column) const {
+  return "line " + std::to_string(line_) + ", column \"" + column + "\"";
 }
 
 std::vector<CsvRow> read_validation_csv(const std::filesystem::path& file) {

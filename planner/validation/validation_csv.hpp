@@ -36,6 +36,7 @@ class CsvRow {
   [[noreturn]] void fail(const std::string& column, const std::string& allowed) const;
 
  private:
+  std::string where(const std::string& column) const;  // "line N, column \"C\""
   std::string file_;
   int line_ = 0;
   std::map<std::string, std::string> cells_;
