@@ -73,7 +73,7 @@ Dataset llm_foundry_dataset(const std::filesystem::path& dir, const Catalog& cat
     c.regime = row.text("table");
     c.model = model_shape(*run);
     c.overlapped = true;
-    c.fused_attention = true;
+    c.attention = job.attention;
     c.measured_seconds = 1.0 / row.number("measured_tps_per_gpu");
     c.predict = [run, tokens](const StepModelFit* fit) {
       Prediction p = simulate_run(*run, fit);

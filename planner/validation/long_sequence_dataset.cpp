@@ -10,6 +10,7 @@
 #include "planner/validation/datasets.hpp"
 #include "planner/validation/published_run.hpp"
 #include "planner/validation/validation_csv.hpp"
+#include "simulator/model/stack_habits.hpp"
 #include "simulator/spec/errors.hpp"
 #include "simulator/spec/units.hpp"
 
@@ -96,7 +97,7 @@ ValidationCase long_sequence_case(const CsvRow& row, const Catalog& catalog) {
   c.regime = "cp " + std::to_string(p.cp);
   c.model = model_shape(*run);
   c.overlapped = true;  // the ring beside attention, the gradient reduce beside backward
-  c.fused_attention = true;
+  c.attention = stack_habits(framework, job, true, node.gpu.architecture).attention;
   const std::string& unit = row.text("unit");
   if (unit == "tokens_per_second_per_gpu") {
     c.measured_seconds = 1.0 / row.number("measured");

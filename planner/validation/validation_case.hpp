@@ -29,7 +29,7 @@ struct ValidationCase {
   std::string regime;         // the row's group within its source ("tp=2 pp=1", "seq 8192")
   std::string model;          // its model's shape ("4096x32": hidden x layers), for rows of one model
   bool overlapped = false;    // collectives overlap its compute (FSDP, ZeRO-3, bucketed DDP)
-  bool fused_attention = false;  // attention runs in a fused (flash) kernel
+  AttentionKernel attention = AttentionKernel::eager;  // the kernel its attention runs in (eager: unfused)
   double measured_seconds = 0.0;
   // Null fit: the physics alone.
   std::function<Prediction(const StepModelFit*)> predict;

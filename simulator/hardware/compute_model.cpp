@@ -209,8 +209,9 @@ void fused_attention(LayerCost& c, const ModelSpec& m, const LayerCostInputs& in
   const double mean_d = 0.5 * (d + static_cast<double>(m.v_head_dim()));  // scores over d, values over MLA's narrower v
   const double tokens = b * s;
   const AttentionKernel kernel = in.stack.attention;
+  const double fit = kernel == AttentionKernel::triton ? 1.0 : r.flash_attention_fit;
   auto rate = [&](AttentionPass pass, bool causal) {
-    return r.attention_peak_flops * attention_efficiency(kernel, r.architecture, pass, causal, s, d).fraction;
+    return r.attention_peak_flops * fit * attention_efficiency(kernel, r.architecture, pass, causal, s, d).fraction;
   };
   // Causal attention computes the lower triangle only: half of the 4*s*s*d MACs per head; backward
   // recomputes the scores and runs four products instead of two (2.5x forward, as FlashAttention's

@@ -26,6 +26,9 @@ struct DeviceRates {
   MatmulRate matmul;       // the job's precision (fp8: the blocks' linears)
   MatmulRate half_matmul;  // 16-bit GEMMs: the same as matmul unless the job is fp8 (lm_head, adapters, unfused attention)
   double attention_peak_flops = 0.0;  // the 16-bit dense peak the attention kernels' published fractions apply to
+  // A training step's FlashAttention or cuDNN attention against the kernel's published benchmark (the
+  // step model's fit); the Triton kernel's rate is derived from FlashAttention-2's and keeps it.
+  double flash_attention_fit = 1.0;
   GpuArchitecture architecture = GpuArchitecture::ampere;
   double memory_bytes_per_second = 0.0;
   double kernel_floor_seconds = 0.0;

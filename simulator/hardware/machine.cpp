@@ -49,7 +49,7 @@ Machine::Machine(const NodeSpec& node, Precision precision, const CalibrationPro
       const double k = fit->kernels(node.gpu.architecture);
       r.matmul.flops_per_second *= k;
       r.half_matmul.flops_per_second *= k;
-      r.attention_peak_flops *= fit->attention(node.gpu.architecture);
+      r.flash_attention_fit = fit->attention(node.gpu.architecture);
     }
     if (profile != nullptr) {
       r.matmul.measured = MatmulRates::from(profile->matmul, to_string(precision));

@@ -31,6 +31,8 @@ struct StepModelFit {
   std::array<double, kArchitectureCount> kernel_efficiency;  // GEMM rates x this
   // Attention's rate in a training step against the kernel's published benchmark (a short run at
   // full clock): long sequences, where attention is most of the work, tell it apart from the GEMMs.
+  // FlashAttention-2/3 and cuDNN's kernels, which have benchmarks of their own; not the Triton kernel,
+  // whose rate is FlashAttention-2's over a ratio measured beside it (kernel_defaults.hpp).
   std::array<double, kArchitectureCount> attention_efficiency;
   std::array<double, kFrameworkCount> host_time;              // the framework's host figures x this
   std::optional<double> overlapped_compute_slowdown;          // empty: the published average

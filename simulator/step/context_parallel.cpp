@@ -24,8 +24,14 @@ ContextParallel::ContextParallel(const StepContext& context, GraphWriter& graph)
   const double steps = static_cast<double>(cp);
   const double forward_step = c_.layer.forward.classes.attention / steps;
   const double backward_step = c_.layer.backward.classes.attention / steps;
-  forward_seconds_ = (steps - 1.0) * std::max(0.0, hop - forward_step);
-  backward_seconds_ = 2.0 * std::max(0.0, hop - backward_step) + (steps - 2.0) * std::max(0.0, double_hop - backward_step);
+  // What a hop leaves exposed beyond its step, and the slowdown it causes the attention it overlaps
+  // (its send and receive kernels take SMs and memory bandwidth, as any overlapped collective's do).
+  const double slowdown = c_.machine.overlapped_compute_slowdown();
+  const auto waits = [slowdown](double hop_seconds, double step_seconds) {
+    return std::max(0.0, hop_seconds - step_seconds) + slowdown * std::min(hop_seconds, step_seconds);
+  };
+  forward_seconds_ = (steps - 1.0) * waits(hop, forward_step);
+  backward_seconds_ = 2.0 * waits(hop, backward_step) + (steps - 2.0) * waits(double_hop, backward_step);
 }
 
 void ContextParallel::sync(Pass& p, int layer, bool backward) {

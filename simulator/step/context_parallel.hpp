@@ -4,7 +4,8 @@
 // and, in every layer's attention, passes the keys and values it holds to the next rank of the ring
 // while it attends to the block it received: cp - 1 hops forward (and again in a full recompute),
 // and backward the keys and values with their gradients. A hop hides behind the attention step it
-// runs beside; only what is longer than that step waits on the critical path. Megatron places the
+// runs beside; only what is longer than that step waits on the critical path, and the step it hides
+// behind runs slower by the overlapped-compute slowdown for as long as the hop. Megatron places the
 // context-parallel ranks right after the tensor-parallel ones, so the ring stays inside a node while
 // tp x cp fits one and otherwise crosses nodes through each GPU's own NIC.
 
@@ -17,7 +18,8 @@ class ContextParallel {
  public:
   ContextParallel(const StepContext& context, GraphWriter& graph);
 
-  // What one pass over a layer waits for the ring, beyond the attention that hides it.
+  // What one pass over a layer waits for the ring, beyond the attention that hides it (and the
+  // slowdown of that attention while the ring runs beside it).
   double pass_seconds(bool backward) const { return backward ? backward_seconds_ : forward_seconds_; }
 
   // Chains the exposed part of one pass's ring behind its compute.

@@ -50,7 +50,9 @@ TEST(LongSequenceDataset, OneDatasetPerSourceInThePublicationsUnits) {
   EXPECT_NEAR(find(sets, "torchtitan-h100-256k").measured_seconds, 1.0 / 548.0, 1e-15);
   EXPECT_EQ(find(sets, "torchtitan-h100-256k").framework, Framework::torchtitan);
   EXPECT_EQ(find(sets, "nemo-b200-1024k").architecture, GpuArchitecture::blackwell);
-  EXPECT_TRUE(find(sets, "nemo-b200-1024k").fused_attention);
+  // Transformer Engine's cuDNN attention on Blackwell; torchtitan's SDPA runs FlashAttention-2.
+  EXPECT_EQ(find(sets, "nemo-b200-1024k").attention, AttentionKernel::cudnn);
+  EXPECT_EQ(find(sets, "torchtitan-h100-256k").attention, AttentionKernel::flash2);
 }
 
 // NeMo's 32K row with one cell changed.

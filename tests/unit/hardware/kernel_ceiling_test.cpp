@@ -1,12 +1,15 @@
 // No kernel runs faster than the GPU's datasheet peak for its dtype, whatever its shape, and the
 // published orderings of the attention kernels hold: FlashAttention-3 beats FlashAttention-2 on
 // Hopper (Shah et al. 2024), FlashAttention-2 beats the 2022 Triton kernel (Dao 2023, section 4.1),
-// and longer sequences never lower a fused kernel's efficiency (pytorch/benchmark PR #2391).
+// and longer sequences never lower a fused kernel's efficiency (pytorch/benchmark PR #2391); the
+// fitted attention factor applies to the kernels it was fitted against.
 
 #include <gtest/gtest.h>
 
 #include "simulator/hardware/compute_model.hpp"
 #include "simulator/hardware/kernel_efficiency.hpp"
+#include "simulator/model/stack_habits.hpp"
+#include "simulator/model/workload.hpp"
 #include "support/fixtures.hpp"
 
 namespace preflight {
@@ -74,6 +77,26 @@ TEST(KernelCeiling, PublishedAttentionThroughputAtLongSequences) {
       attention_efficiency(AttentionKernel::flash2, GpuArchitecture::ada, AttentionPass::forward, true, 4096, 128).borrowed.empty());
   EXPECT_TRUE(gemm_plateau(GpuArchitecture::ampere, Precision::bf16).borrowed.empty());
   EXPECT_FALSE(gemm_plateau(GpuArchitecture::volta, Precision::fp16).borrowed.empty());
+}
+
+// The step model's fitted attention factor scales FlashAttention's and cuDNN's rates (the kernels whose
+// benchmarks it was fitted against) and leaves the Triton kernel's, which is derived from
+// FlashAttention-2's by Dao's measured ratio: halving the factor doubles a FlashAttention-2 layer's
+// attention time and leaves a Triton layer's as it was.
+TEST(KernelCeiling, FittedAttentionFactorScalesFlashAndCudnnNotTriton) {
+  const Workload w(test::fixtures::llama_3_1_8b(), TrainingJob{});
+  DeviceRates r = default_device_rates(test::fixtures::h100_80gb(), Precision::bf16);
+  DeviceRates slowed = r;
+  slowed.flash_attention_fit = 0.5;
+  for (const AttentionKernel k : {AttentionKernel::flash2, AttentionKernel::cudnn, AttentionKernel::triton}) {
+    LayerCostInputs in;
+    in.seq_len = 8192;
+    in.stack = stack_habits(Framework::transformers, TrainingJob{}, true, GpuArchitecture::hopper);
+    in.stack.attention = k;
+    const double base = layer_cost(w, in, r).forward.classes.attention;
+    const double fitted = layer_cost(w, in, slowed).forward.classes.attention;
+    EXPECT_NEAR(fitted / base, k == AttentionKernel::triton ? 1.0 : 2.0, 1e-9) << to_string(k);
+  }
 }
 
 }  // namespace

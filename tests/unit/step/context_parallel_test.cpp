@@ -12,6 +12,7 @@
 #include "simulator/model/stack_habits.hpp"
 #include "simulator/model/stage_layout.hpp"
 #include "simulator/spec/errors.hpp"
+#include "simulator/step/context_parallel.hpp"
 #include "simulator/step/step_graph.hpp"
 #include "support/fixtures.hpp"
 #include "support/step_setup.hpp"
@@ -115,6 +116,33 @@ TEST(ContextParallel, TheRingHidesBehindAttentionUntilTheNetworkIsSlow) {
   const StepSimulation fast_across = simulate_step(m.inputs(8, 8, 8));
   const StepSimulation slow_across = simulate_step(slow.inputs(8, 8, 8));
   EXPECT_GT(slow_across.time.seconds(), fast_across.time.seconds());
+}
+
+// While a hop runs beside its attention step, its send and receive kernels slow that step by the
+// overlapped-compute slowdown, as any overlapped collective's do: under the fit's slowdown the ring
+// costs (cp - 1) x slowdown x min(hop, step) more per forward pass than with none, here across nodes
+// (tp 8 x cp 8 on 8 p5 nodes) where the hop is 2 bytes x 16,384 tokens x 2 x 1,024 / 8 over one NIC.
+TEST(ContextParallel, TheRingSlowsTheAttentionItHidesBehind) {
+  LongLlama m;
+  StepModelFit none, fitted;
+  none.overlapped_compute_slowdown = 0.0;
+  fitted.overlapped_compute_slowdown = 0.4;
+  const Machine quiet(m.node, Precision::bf16, nullptr, &none);
+  const Machine busy(m.node, Precision::bf16, nullptr, &fitted);
+  StepInputs in = m.inputs(8, 8, 8);
+  in.machine = &quiet;
+  const StepContext quiet_context(in);
+  in.machine = &busy;
+  const StepContext busy_context(in);
+  GraphWriter g1(8, 1, 1, 8), g2(8, 1, 1, 8);
+  const ContextParallel quiet_ring(quiet_context, g1), busy_ring(busy_context, g2);
+  const double hop = quiet.collectives().seconds(CollectiveOp::broadcast, 2.0 * 16384.0 * 2048.0 / 8.0, {2, 1});
+  const double step = quiet_context.layer.forward.classes.attention / 8.0;
+  EXPECT_GT(hop, 0.0);
+  EXPECT_LT(hop, step);  // hidden: nothing exposed without the slowdown
+  EXPECT_NEAR(quiet_ring.pass_seconds(false), 0.0, 1e-15);
+  EXPECT_NEAR(busy_ring.pass_seconds(false), 7.0 * 0.4 * hop, 1e-12);
+  EXPECT_GT(busy_ring.pass_seconds(true), quiet_ring.pass_seconds(true));
 }
 
 // Splitting the sequence over more GPUs never raises a GPU's activations and never lets the step beat
