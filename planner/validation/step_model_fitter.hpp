@@ -1,9 +1,10 @@
 #pragma once
 // The honest fit of the step model's open factors to the published datasets: a handful of physically
 // meaningful parameters, each bounded to a plausible range and informed only by the rows it moves
-// (a GPU generation's kernel efficiency by that generation's rows, a stack's host time by that stack's
-// rows, the overlap slowdown by rows whose compute collectives overlap), fitted by coordinate descent
-// on the mean squared log error, every dataset weighing the same. Then what it does on data it did not
+// (a GPU generation's kernel efficiency by that generation's rows, the host time shared by every stack
+// by all rows and each stack's deviation from it by that stack's rows, with a prior at 1, the overlap
+// slowdown by rows whose compute collectives overlap), fitted by coordinate descent on the mean
+// squared log error, every dataset weighing the same. Then what it does on data it did not
 // see: leave one dataset out, and five folds within every dataset; and from the folds' held-out
 // residuals the 80% prediction intervals, whose coverage is itself checked on held-out folds.
 
@@ -17,7 +18,7 @@
 namespace preflight::validation {
 
 struct FittedParameter {
-  std::string name;  // "kernel_efficiency.ampere", "host_time.megatron", "overlapped_compute_slowdown"
+  std::string name;  // "kernel_efficiency.ampere", "host_time.shared", "host_time.megatron", "overlapped_compute_slowdown"
   double value = 0.0;
   double low = 0.0, high = 0.0;
   int rows = 0;                       // rows that informed it (0: left at its prior)

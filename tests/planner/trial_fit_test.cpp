@@ -118,8 +118,9 @@ TEST(TrialFit, KernelEfficiencyReproducesAGpuBoundTrial) {
   EXPECT_GT(f.step_model.interval.rows, 0);
 }
 
-// A small model at micro-batch 1 waits on the host; a trial nearly four times slower than predicted
-// is more than any kernel rate explains (the GPU is idle most of the step), so the host time moves.
+// A small model at micro-batch 1 waits on the host (0.17 s predicted with the shared fitted host
+// factor, 0.08 s at the build machine's figures); a trial 1.7 times slower than predicted is more
+// than any kernel rate explains (the GPU is idle most of the step), so the host time moves.
 TEST(TrialFit, HostTimeTakesWhatTheKernelsCannot) {
   const fs::path dir = test::scratch_dir("host-bound-trial");
   test::write_text(dir / "tiny.json", R"({"name": "tiny-host-bound",
@@ -132,10 +133,10 @@ TEST(TrialFit, HostTimeTakesWhatTheKernelsCannot) {
   io::TrainingLog log;
   log.step_seconds = 0.3;
   const TrialFit f = fit_trial(s, *find_node(s, test::catalog(), c.instance), c, &shipped_fit(), log, "trial.log");
-  EXPECT_LT(f.predicted_before, 0.1);
+  EXPECT_LT(f.predicted_before, 0.2);
   EXPECT_EQ(f.moved, "the host time of transformers");
   EXPECT_DOUBLE_EQ(f.step_model.kernel_efficiency, shipped_fit().kernels(GpuArchitecture::ada));
-  EXPECT_GT(f.step_model.host_time, 2.0);
+  EXPECT_GT(f.step_model.host_time, 1.5 * shipped_fit().host(Framework::transformers));
   EXPECT_LT(f.step_model.host_time, kTrialHostHigh);
   EXPECT_NEAR(f.predicted_after / f.measured_step_seconds, 1.0, 0.01);
 }
