@@ -127,24 +127,29 @@ Kernel streamed(double bytes, double share = 1.0) {
 // weight gradient. An fp8 linear (Transformer Engine's recipe) runs its GEMMs on 1-byte operands and
 // first casts them: the input and the weight forward, the output gradient backward, each cast writing
 // the fp8 copy and its transpose (cast_transpose: read 16 bits, write 1 + 1 bytes per element).
+// `groups` > 1: the routed experts of an expert layer on this rank as one grouped GEMM (Megatron-Core's
+// GroupedMLP, Transformer Engine's GroupedLinear), the tokens split evenly over them, each group
+// reading its own weights.
 struct Linear {
   double tokens, in, out;
   bool frozen = false;
   bool bias = false;
+  double groups = 1.0;
 };
 
 void linear(LayerCost& c, const Linear& l, double a, bool fp8, const DeviceRates& r) {
   const double g = fp8 ? 1.0 : a;  // GEMM operand bytes
   auto matmul = [&](double m, double n, double k) {
-    Kernel kernel = gemm(m, n, k, g);
-    kernel.bytes += (a - g) * m * n;  // the output stays 16-bit
+    Kernel kernel = gemm(m, n, k, g, l.groups);
+    kernel.bytes += (a - g) * m * n * l.groups;  // the output stays 16-bit
     return fp8 ? kernel : half(kernel);
   };
-  c.forward.add(matmul(l.tokens, l.out, l.in), r, kGemm);
-  c.backward.add(matmul(l.tokens, l.in, l.out), r, kGemm);
-  if (!l.frozen) c.backward.add(matmul(l.in, l.out, l.tokens), r, kGemm);
+  const double tokens = l.tokens / l.groups;  // per group
+  c.forward.add(matmul(tokens, l.out, l.in), r, kGemm);
+  c.backward.add(matmul(tokens, l.in, l.out), r, kGemm);
+  if (!l.frozen) c.backward.add(matmul(l.in, l.out, tokens), r, kGemm);
   if (fp8) {
-    c.forward.add(streamed((a + 2.0) * (l.tokens * l.in + l.in * l.out)), r, kMemory);
+    c.forward.add(streamed((a + 2.0) * (l.tokens * l.in + l.groups * l.in * l.out)), r, kMemory);
     c.backward.add(streamed((a + 2.0) * l.tokens * l.out), r, kMemory);
   }
   // PyTorch's linear backward sums the output gradient over tokens for the bias: one more read of it.
@@ -307,23 +312,39 @@ void attention_projections(LayerCost& c, const ModelSpec& m, double t, double a,
   linear(c, {t, kv_rank, static_cast<double>(m.heads * (l.nope_dim + l.v_dim)) / tp, frozen, false}, a, fp8, r);
 }
 
-// One MLP (a dense one, every routed expert together, or a shared expert) of width `inter` on this
-// rank, over `tokens`.
+// One MLP (a dense one, the routed experts on this rank as `groups`, or a shared expert) of width
+// `inter` on this rank, over `tokens`.
 void mlp(LayerCost& c, const ModelSpec& m, double tokens, double inter, double a, bool frozen, bool fp8, bool fused,
-         const DeviceRates& r) {
+         const DeviceRates& r, double groups = 1.0) {
   const double h = static_cast<double>(m.hidden);
   const Shares pointwise = elementwise(fused);
   if (m.mlp == MlpKind::gated) {
-    linear(c, {tokens, h, 2.0 * inter, frozen, m.mlp_bias}, a, fp8, r);  // gate and up, one fused GEMM
+    linear(c, {tokens, h, 2.0 * inter, frozen, m.mlp_bias, groups}, a, fp8, r);  // gate and up, one fused GEMM
     // act(gate) * up. Eager: the activation (read, write), then the product (read two, write one);
     // backward the product's (read three, write two) and the activation's (read two, write one).
     // Fused: one pass each way (read two, write one; read three, write two).
     streaming(c, (fused ? 3.0 : 5.0) * a * tokens * inter, (fused ? 5.0 : 8.0) * a * tokens * inter, r, pointwise);
   } else {
-    linear(c, {tokens, h, inter, frozen, m.mlp_bias}, a, fp8, r);
+    linear(c, {tokens, h, inter, frozen, m.mlp_bias, groups}, a, fp8, r);
     streaming(c, 2.0 * a * tokens * inter, 3.0 * a * tokens * inter, r, pointwise);  // GELU
   }
-  linear(c, {tokens, inter, h, frozen, m.mlp_bias}, a, fp8, r);
+  linear(c, {tokens, inter, h, frozen, m.mlp_bias, groups}, a, fp8, r);
+}
+
+// The routed experts of an expert layer on this rank: the tokens gathered into expert order, the
+// experts' grouped GEMMs, the outputs scattered back and summed with their router weights.
+// Permutation (Megatron-Core's permute / unpermute, Hugging Face's index_select / index_add_): forward
+// reads the layer's tokens and writes their top-k copies, then reads the copies and writes the sums;
+// backward the same in reverse. With more than one local expert behind an expert-parallel all-to-all,
+// the received chunks are sorted by local expert and back (sort_chunks_by_idxs: read and write each).
+void routed_experts(LayerCost& c, const ModelSpec& m, double tokens, double routed, const LayerCostInputs& in, double a,
+                    bool frozen, bool fp8, bool fused, const DeviceRates& r) {
+  const double h = static_cast<double>(m.hidden);
+  const double local = std::max(1.0, static_cast<double>(m.experts) / static_cast<double>(in.ep));
+  double moved = 2.0 * a * h * (tokens + routed);
+  if (in.ep > 1 && local > 1.0) moved += 4.0 * a * h * routed;
+  streaming(c, moved, moved, r, elementwise(false));
+  mlp(c, m, routed, static_cast<double>(m.intermediate) / static_cast<double>(in.tp), a, frozen, fp8, fused, r, local);
 }
 
 }  // namespace
@@ -376,12 +397,14 @@ LayerCost layer_cost(const Workload& w, const LayerCostInputs& in, const DeviceR
   // experts and shared expert; a dense layer's MLP.
   in_share(kinds.front(), [&](LayerCost& k) {
     if (m.is_moe()) half_linear(k, t, h, static_cast<double>(m.experts), a, frozen, r);  // router
-    if (in.ep > 1) {
+    if (!m.is_moe()) {
+      mlp(k, m, t, static_cast<double>(m.intermediate) / tp, a, frozen, fp8, fused, r);
+    } else if (in.ep > 1) {
       LayerCost experts;
-      mlp(experts, m, routed, static_cast<double>(m.intermediate) / tp, a, frozen, fp8, fused, r);
+      routed_experts(experts, m, t, routed, in, a, frozen, fp8, fused, r);
       k.add_share(experts, cd::kExpertLoadImbalance);
     } else {
-      mlp(k, m, routed, static_cast<double>(m.intermediate) / tp, a, frozen, fp8, fused, r);
+      routed_experts(k, m, t, routed, in, a, frozen, fp8, fused, r);
     }
     if (m.is_moe() && m.shared_intermediate > 0) mlp(k, m, t, static_cast<double>(m.shared_intermediate) / tp, a, frozen, fp8, fused, r);
   });

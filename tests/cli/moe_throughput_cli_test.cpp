@@ -1,0 +1,113 @@
+// Expert models against published Megatron-Core throughput on DGX-H100 (what `preflight simulate`
+// prints for the published layout, with the shipped catalog and fit; every error printed):
+// - Mixtral 8x7B, bf16: 468 TFLOP/s per GPU (Megatron-LM megatron/core/transformer/moe/README.md,
+//   MCore v0.9), with that README's reference layout for the model: 64 GPUs, tp 1, ep 8, pp 4 x 8
+//   virtual stages, global batch 256 of 4,096 tokens (micro-batch 1 assumed). Compared as model
+//   TFLOP/s per GPU: preflight's MFU x the H100 SXM's 989.5 dense bf16 TFLOP/s (NVIDIA H100
+//   datasheet); both count 6 x the active parameters plus full attention per token.
+// - Qwen3-30B-A3B, fp8 (current scaling): 5,275 tokens/s per GPU on 16 GPUs, tp 1, pp 2 x 24, ep 8,
+//   global batch 512, micro-batch 2, 4,096 tokens (NVIDIA-NeMo/Megatron-Bridge
+//   docs/performance-summary.md, release 25.11).
+// - DeepSeek-V3, fp8: 1,297 tokens/s per GPU on 1,024 GPUs, tp 2, pp 8, ep 64, global batch 8,192,
+//   micro-batch 1, 4,096 tokens (the same table, release 25.09, dropless). Published with 4 virtual
+//   stages over a custom layer layout; 61 layers do not divide into 8 x 4, so the test runs pp 8
+//   without interleaving.
+//
+// Measured (2026-12-03, speed error, + = preflight faster): Mixtral +1%; Qwen3-30B-A3B +112%;
+// DeepSeek-V3 -38%. Mixtral is held to the 25% the model issue asks. The two fine-grained models are
+// not yet: Qwen3's 128 experts of width 768 run far below what their GEMMs' shapes allow (the host
+// time of Megatron-Core's MoE layer, its synchronisation before every dispatch, and fp8 casts per
+// expert are not modelled), and DeepSeek-V3's dispatch crosses nodes once per routed expert here,
+// where its node-limited routing sends a token to at most 4 nodes; the bounds below only keep them
+// from drifting further.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.hpp"
+
+namespace preflight {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Published {
+  std::string name;
+  std::string model;      // catalog id or config.json path
+  std::string precision;  // bf16, fp8
+  int nodes = 0;          // p5.48xlarge (8 x H100 80GB, the DGX-H100's GPUs and NVSwitch)
+  std::string parallelism;
+  int micro_batch = 1;
+  double global_batch_sequences = 0.0;
+};
+
+constexpr double kSeqLen = 4096.0;
+constexpr double kH100Bf16DenseTflops = 989.5;  // NVIDIA H100 Tensor Core GPU datasheet, SXM
+
+nlohmann::json simulate(const Published& p) {
+  const fs::path dir = test::scratch_dir("moe-" + p.name);
+  const double tokens_per_step = p.global_batch_sequences * kSeqLen;
+  const nlohmann::json scenario = {
+      {"name", p.name},
+      {"model", p.model},
+      {"training",
+       {{"tokens", 1000.0 * tokens_per_step},
+        {"seq_len", static_cast<int>(kSeqLen)},
+        {"global_batch_tokens", tokens_per_step},
+        {"precision", p.precision},
+        {"optimizer", "adamw"},
+        {"method", "full"}}},
+      {"constraints", {{"deadline_hours", 100000}}},
+      {"config",
+       {{"instance", "aws/p5.48xlarge"},
+        {"nodes", p.nodes},
+        {"framework", "megatron"},
+        {"parallelism", nlohmann::json::parse(p.parallelism)},
+        {"sharding", "zero1"},
+        {"activation_checkpointing", "none"},
+        {"micro_batch", p.micro_batch}}}};
+  test::write_text(dir / "scenario.json", scenario.dump(2));
+  const test::CliResult r = test::run_preflight("simulate " + (dir / "scenario.json").string() + " --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json out = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(out.at("memory").at("fits").get<bool>()) << p.name << ": the published run fitted";
+  return out;
+}
+
+double tokens_per_second_per_gpu(const nlohmann::json& out, const Published& p) {
+  return out.at("step").at("tokens_per_second").get<double>() / (8.0 * p.nodes);
+}
+
+const std::string kConfigs = std::string(PREFLIGHT_SOURCE_DIR) + "/tests/data/hf_configs/";
+
+TEST(MoeThroughput, MixtralWithinAQuarterOfMegatronCore) {
+  const Published p{"mixtral-8x7b-mcore", "mixtral-8x7b", "bf16", 8, R"({"tp": 1, "pp": 4, "interleave": 8, "ep": 8})", 1,
+                    256.0};
+  const nlohmann::json out = simulate(p);
+  const double tflops = out.at("step").at("mfu").get<double>() * kH100Bf16DenseTflops;
+  const double error = tflops / 468.0 - 1.0;
+  std::cout << "Mixtral 8x7B: predicted " << tflops << " TFLOP/s per GPU, published 468: " << 100.0 * error << "%\n";
+  EXPECT_LT(std::abs(error), 0.25);
+}
+
+TEST(MoeThroughput, FineGrainedExpertsPrintedAgainstMegatronBridge) {
+  const Published qwen{"qwen3-30b-a3b-bridge", kConfigs + "Qwen3-30B-A3B/config.json", "fp8", 2,
+                       R"({"tp": 1, "pp": 2, "interleave": 24, "ep": 8})", 2, 512.0};
+  const double qwen_error = tokens_per_second_per_gpu(simulate(qwen), qwen) / 5275.0 - 1.0;
+  std::cout << "Qwen3-30B-A3B: " << 100.0 * qwen_error << "% against 5,275 tokens/s per GPU\n";
+  const Published deepseek{"deepseek-v3-bridge", kConfigs + "DeepSeek-V3/config.json", "fp8", 128,
+                           R"({"tp": 2, "sequence_parallel": true, "pp": 8, "ep": 64})", 1, 8192.0};
+  const double deepseek_error = tokens_per_second_per_gpu(simulate(deepseek), deepseek) / 1297.0 - 1.0;
+  std::cout << "DeepSeek-V3: " << 100.0 * deepseek_error << "% against 1,297 tokens/s per GPU\n";
+  // Known misses (see the header); these bounds keep them from growing.
+  EXPECT_LT(qwen_error, 1.25);
+  EXPECT_GT(deepseek_error, -0.45);
+}
+
+}  // namespace
+}  // namespace preflight
