@@ -105,7 +105,8 @@ void expect_the_catalog_ships_it(const validation::FitReport& report) {
   EXPECT_EQ(shipped.interval(Framework::transformers, GpuArchitecture::blackwell).rows, shipped.unseen_interval.rows);
 }
 
-// The host time is one factor every stack shares times each stack's deviation: a stack with no rows
+// The host time is one factor every stack shares times each stack's deviation (and the GEMMs' one
+// factor every GPU generation shares times each generation's): a stack with no rows
 // of its own (the Hugging Face Trainer's) takes the shared factor, not the build machine's figure;
 // each stack's host time is the product. vTrain's single-node rows, the only host-bound ones, put it
 // near their 3 ms per layer and micro-batch (x 1.2 ms measured on the build machine: 2-3); without
@@ -128,6 +129,16 @@ void expect_stacks_share_the_host_factor(const validation::FitReport& report) {
   // Rows that barely depend on host time (llm-foundry's large per-GPU batches) leave their stack's
   // deviation near 1 rather than at a bound.
   EXPECT_NEAR(value("host_time.llm-foundry"), 1.0, 0.1);
+  // The same for the GEMMs: a generation without rows (Ada: the RTX 4090, the L4) takes the factor
+  // every measured generation shares, below 1 as each of theirs is, not the published peak's rate.
+  const double kernels = value("kernel_efficiency.shared");
+  EXPECT_LT(kernels, 1.0);
+  EXPECT_GT(kernels, 0.8);
+  EXPECT_DOUBLE_EQ(report.fit.kernels(GpuArchitecture::ada), kernels);
+  for (const GpuArchitecture a : {GpuArchitecture::ampere, GpuArchitecture::hopper, GpuArchitecture::blackwell}) {
+    EXPECT_NEAR(report.fit.kernels(a), kernels * value("kernel_efficiency." + to_string(a)), 1e-12) << to_string(a);
+    EXPECT_LT(report.fit.kernels(a), 1.0) << to_string(a);
+  }
 }
 
 TEST(StepModelFit, RefitReproducesTheShippedFactorsInRangeWithHonestIntervals) {
