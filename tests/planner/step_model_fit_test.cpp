@@ -109,7 +109,7 @@ void expect_the_catalog_ships_it(const validation::FitReport& report) {
 // factor every GPU generation shares times each generation's): a stack with no rows
 // of its own (the Hugging Face Trainer's) takes the shared factor, not the build machine's figure;
 // each stack's host time is the product. vTrain's single-node rows, the only host-bound ones, put it
-// near their 3 ms per layer and micro-batch (x 1.2 ms measured on the build machine: 2-3); without
+// near their 3 ms per layer and micro-batch (x 1.2 ms measured on the build machine: 1.5-3); without
 // them the prior keeps it near the physics (the held-out row of the report, not bounded here).
 void expect_stacks_share_the_host_factor(const validation::FitReport& report) {
   const auto value = [&](const std::string& name) {
