@@ -52,10 +52,10 @@ struct FitState {
 
 // One open factor: its plausible range, its prior (the physics alone), where it lives in the fit, and
 // which rows it moves (only those inform it). The shared factors and deviations have a log-normal
-// prior at their physics value of weight `prior_weight` (added to the objective as prior_weight x ln(value/prior)^2,
-// the objective being the sum of every informing dataset's mean squared log error): rows that hardly
-// depend on host time cannot push it to a bound, and a stack's own rows move its deviation only as
-// far as they need.
+// prior at their physics value of weight `prior_weight`, added to the objective (the sum of every
+// informing dataset's mean squared log error) as prior_weight x ln(value / prior)^2: rows that hardly
+// depend on a factor cannot push it to a bound, and a stack's or generation's own rows move its
+// deviation only as far as they need.
 struct Parameter {
   std::string name;
   double low, high, prior;
