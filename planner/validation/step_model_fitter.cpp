@@ -82,6 +82,8 @@ std::vector<Parameter> parameters() {
   const Parameter kernels_shared{"kernel_efficiency.shared", FitState::kKernelLow, FitState::kKernelHigh, 1.0,
                                  [](FitState& f) -> double& { return f.kernel_shared; },
                                  [](const ValidationCase&) { return true; }, kPriorWeight};
+  // A generation's deviation spans what the product may need from any shared value the range allows
+  // (0.7-1.1, the catalog's); the product is clamped there (FitState::materialized).
   const auto kernels = [](GpuArchitecture a) {
     return Parameter{"kernel_efficiency." + to_string(a), 0.7, 1.3, 1.0,
                      [a](FitState& f) -> double& { return f.kernel_generation[index_of(a)]; },
@@ -94,6 +96,8 @@ std::vector<Parameter> parameters() {
   const Parameter shared{"host_time.shared", FitState::kHostLow, FitState::kHostHigh, 1.0,
                          [](FitState& f) -> double& { return f.host_shared; },
                          [](const ValidationCase&) { return true; }, kPriorWeight};
+  // A stack's deviation between half and twice the shared factor: its layer issuing half to twice the
+  // work of the Megatron-style layer the build machine measured.
   const auto host = [](Framework s) {
     return Parameter{"host_time." + to_string(s), 0.5, 2.0, 1.0,
                      [s](FitState& f) -> double& { return f.host_stack[index_of(s)]; },
@@ -186,11 +190,8 @@ void minimise(const Parameter& p, FitState& state, const std::vector<RowRef>& ro
 }
 
 struct FitOnRows {
-  StepModelFit fit;
-  double host_shared = 1.0;
-  std::array<double, kFrameworkCount> host_stack{};
-  double kernel_shared = 1.0;
-  std::array<double, kArchitectureCount> kernel_generation{};
+  FitState state;  // state.fit: the fitted products, materialized
+  const StepModelFit& fit() const { return state.fit; }
   std::vector<int> informing_rows;               // per parameter
   std::vector<std::set<std::string>> datasets;   // per parameter
 };
@@ -215,18 +216,13 @@ FitOnRows fit_on(const std::vector<Dataset>& datasets, const Included& included)
       }
     }
   }
-  FitState state;
-  for (const Parameter& p : params) p.value(state) = p.prior;
+  for (const Parameter& p : params) p.value(out.state) = p.prior;
   for (int sweep = 0; sweep < 2; ++sweep) {
     for (std::size_t p = 0; p < params.size(); ++p) {
-      if (!rows[p].empty()) minimise(params[p], state, rows[p]);
+      if (!rows[p].empty()) minimise(params[p], out.state, rows[p]);
     }
   }
-  out.fit = state.materialized();
-  out.host_shared = state.host_shared;
-  out.host_stack = state.host_stack;
-  out.kernel_shared = state.kernel_shared;
-  out.kernel_generation = state.kernel_generation;
+  out.state.materialized();
   return out;
 }
 
@@ -327,15 +323,10 @@ FitReport fit_step_model(const std::vector<Dataset>& datasets) {
   FitReport report;
   const std::vector<Parameter> params = parameters();
   const FitOnRows whole = fit_on(datasets, [](std::size_t, std::size_t) { return true; });
-  report.fit = whole.fit;
+  report.fit = whole.fit();
   report.fit.source = "preflight validate --refit over " + std::to_string(datasets.size()) + " published datasets";
   for (std::size_t p = 0; p < params.size(); ++p) {
-    FitState copy;
-    copy.fit = whole.fit;
-    copy.host_shared = whole.host_shared;
-    copy.host_stack = whole.host_stack;
-    copy.kernel_shared = whole.kernel_shared;
-    copy.kernel_generation = whole.kernel_generation;
+    FitState copy = whole.state;
     report.parameters.push_back({params[p].name, params[p].value(copy), params[p].low, params[p].high, whole.informing_rows[p],
                                  std::vector<std::string>(whole.datasets[p].begin(), whole.datasets[p].end())});
   }
@@ -348,7 +339,7 @@ FitReport fit_step_model(const std::vector<Dataset>& datasets) {
       std::vector<std::size_t> rows;
       for (std::size_t i = static_cast<std::size_t>(k); i < datasets[d].cases.size(); i += kFolds) rows.push_back(i);
       std::vector<double> ratios(rows.size());
-      tbb::parallel_for(std::size_t{0}, rows.size(), [&](std::size_t j) { ratios[j] = log_ratio(datasets[d].cases[rows[j]], fold.fit); });
+      tbb::parallel_for(std::size_t{0}, rows.size(), [&](std::size_t j) { ratios[j] = log_ratio(datasets[d].cases[rows[j]], fold.fit()); });
       for (std::size_t j = 0; j < rows.size(); ++j) held.push_back({&datasets[d].cases[rows[j]], d, k, ratios[j]});
     }
   }
@@ -367,7 +358,7 @@ FitReport fit_step_model(const std::vector<Dataset>& datasets) {
     const FitOnRows without = fit_on(datasets, [d](std::size_t dd, std::size_t) { return dd != d; });
     std::vector<RowResult> rows(datasets[d].cases.size());
     tbb::parallel_for(std::size_t{0}, rows.size(), [&](std::size_t i) {
-      rows[i] = {&datasets[d].cases[i], datasets[d].cases[i].predict(&without.fit).seconds, std::nullopt};
+      rows[i] = {&datasets[d].cases[i], datasets[d].cases[i].predict(&without.fit()).seconds, std::nullopt};
     });
     std::vector<const RowResult*> refs;
     std::vector<HeldOutRow> unseen;

@@ -122,10 +122,13 @@ void expect_stacks_share_the_host_factor(const validation::FitReport& report) {
   const double shared = value("host_time.shared");
   EXPECT_GT(shared, 1.5);
   EXPECT_LT(shared, 3.0);
-  EXPECT_DOUBLE_EQ(report.fit.host(Framework::transformers), shared * value("host_time.transformers"));
-  EXPECT_DOUBLE_EQ(value("host_time.transformers"), 1.0);  // no rows: the deviation stays at its prior
-  EXPECT_NEAR(report.fit.host(Framework::megatron), shared * value("host_time.megatron"), 1e-12);
-  EXPECT_NEAR(report.fit.host(Framework::llm_foundry), shared * value("host_time.llm-foundry"), 1e-12);
+  EXPECT_DOUBLE_EQ(report.fit.host(Framework::transformers), shared);  // no rows: the shared factor alone
+  // Megatron's host time per layer and micro-batch (forward 518 us + backward 696 us on the build
+  // machine, framework_defaults.hpp) inside the 2-5 ms that vTrain's host-bound rows show (the issue:
+  // 3-5 ms per step's layer and micro-batch, some of it the GPU's own kernels).
+  const double megatron_ms = report.fit.host(Framework::megatron) * (0.518 + 0.696);
+  EXPECT_GT(megatron_ms, 2.0);
+  EXPECT_LT(megatron_ms, 5.0);
   // Rows that barely depend on host time (llm-foundry's large per-GPU batches) leave their stack's
   // deviation near 1 rather than at a bound.
   EXPECT_NEAR(value("host_time.llm-foundry"), 1.0, 0.1);
@@ -136,8 +139,7 @@ void expect_stacks_share_the_host_factor(const validation::FitReport& report) {
   EXPECT_GT(kernels, 0.8);
   EXPECT_DOUBLE_EQ(report.fit.kernels(GpuArchitecture::ada), kernels);
   for (const GpuArchitecture a : {GpuArchitecture::ampere, GpuArchitecture::hopper, GpuArchitecture::blackwell}) {
-    EXPECT_NEAR(report.fit.kernels(a), kernels * value("kernel_efficiency." + to_string(a)), 1e-12) << to_string(a);
-    EXPECT_LT(report.fit.kernels(a), 1.0) << to_string(a);
+    EXPECT_LT(report.fit.kernels(a), 1.0) << to_string(a);  // no generation's GEMMs reach the published best
   }
 }
 
