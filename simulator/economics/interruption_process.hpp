@@ -72,7 +72,4 @@ class InterruptionProcess {
   int nodes_ = 0;
 };
 
-// A uniform draw in [0, 1) from the engine's raw bits: portable, unlike std::uniform_real_distribution.
-double uniform01(TrialRng& rng);
-
 }  // namespace preflight

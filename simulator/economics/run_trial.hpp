@@ -22,7 +22,7 @@ struct RunTrial {
 
 // The wait for capacity after one reclaim: exponential with the given mean (0: none).
 inline double capacity_wait(double mean_hours, TrialRng& rng) {
-  return mean_hours > 0.0 ? -std::log1p(-uniform01(rng)) * mean_hours : 0.0;
+  return mean_hours > 0.0 ? standard_exponential(rng) * mean_hours : 0.0;
 }
 
 }  // namespace preflight

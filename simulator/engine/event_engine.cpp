@@ -26,7 +26,7 @@ Schedule run(const TaskGraph& g, const std::vector<Observer*>& observers) {
   std::vector<std::size_t> waiting = g.predecessor_counts();
   const SuccessorGraph successors = g.successors();
   std::vector<ReadyQueue> ready(g.resource_count());
-  std::vector<bool> busy(g.resource_count(), false);
+  std::vector<char> busy(g.resource_count(), 0);  // not vector<bool>: tested at every event
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> running;
 
   for (TaskId t = 0; t < n; ++t) {
@@ -37,7 +37,7 @@ Schedule run(const TaskGraph& g, const std::vector<Observer*>& observers) {
       if (busy[r] || ready[r].empty()) continue;
       const TaskId t = ready[r].top();
       ready[r].pop();
-      busy[r] = true;
+      busy[r] = 1;
       s.timings[t] = {now, now + g.task(t).seconds};
       s.busy_seconds[r] += g.task(t).seconds;
       for (Observer* o : observers) o->task_started(g, t, now);
@@ -52,7 +52,7 @@ Schedule run(const TaskGraph& g, const std::vector<Observer*>& observers) {
     const Completion c = running.top();
     running.pop();
     now = c.time;
-    busy[g.task(c.task).resource] = false;
+    busy[g.task(c.task).resource] = 0;
     ++done;
     for (Observer* o : observers) o->task_ended(g, c.task, now);
     for (auto [it, end] = boost::adjacent_vertices(c.task, successors); it != end; ++it) {
