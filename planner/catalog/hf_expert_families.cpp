@@ -17,6 +17,10 @@ struct DeepseekDefaults {
   std::int64_t vocab, hidden, intermediate, moe_intermediate, layers, heads, positions;
   std::int64_t routed_experts, shared_experts, experts_per_token;  // experts_per_token 0: none (V2: required with experts)
   std::int64_t first_dense;
+  // Group-limited routing: V3's gate ("noaux_tc") always groups, with these defaults; V2's only
+  // under topk_method "group_limited_greedy", where n_group and topk_group (default None) must be given.
+  bool always_grouped;
+  std::int64_t routing_groups, groups_per_token;
 };
 
 // A key whose null means "none" (DeepSeek's n_routed_experts, n_shared_experts, q_lora_rank).
@@ -67,6 +71,22 @@ ModelSpec deepseek(ObjectReader& r, const DeepseekDefaults& d, std::vector<std::
   m.experts_per_token = top_k.value_or(std::min(d.experts_per_token, routed));
   m.intermediate = optional_int(r, "moe_intermediate_size", 1, 16 * kMaxWidth).value_or(d.moe_intermediate);
   m.shared_intermediate = count_or_none(r, "n_shared_experts", kMaxExperts, d.shared_experts) * m.intermediate;
+  const bool grouped = d.always_grouped || (r.has("topk_method") && r.raw("topk_method") == "group_limited_greedy");
+  if (grouped) {
+    const std::optional<std::int64_t> groups = optional_int(r, "n_group", 1, routed);
+    if (!groups && d.routing_groups == 0) r.fail("n_group", "the expert groups of group-limited routing (1 to n_routed_experts)");
+    m.routing_groups = groups.value_or(d.routing_groups);
+    if (routed % m.routing_groups != 0) {
+      r.fail("n_group", "a divisor of n_routed_experts (" + std::to_string(routed) + "): the gate splits the experts into equal groups");
+    }
+    const std::optional<std::int64_t> chosen = optional_int(r, "topk_group", 1, m.routing_groups);
+    if (!chosen && d.groups_per_token == 0) r.fail("topk_group", "the groups each token chooses from (1 to n_group)");
+    m.groups_per_token = chosen.value_or(std::min(d.groups_per_token, m.routing_groups));
+    if (m.experts_per_token > m.groups_per_token * (routed / m.routing_groups)) {
+      r.fail("topk_group", "enough groups to hold num_experts_per_tok (" + std::to_string(m.experts_per_token) +
+                               ") experts: topk_group x n_routed_experts / n_group of them");
+    }
+  }
   m.dense_layers = m.layers - expert_layers;
   m.dense_intermediate = dense_width;
   if (optional_int(r, "num_nextn_predict_layers", 0, kMaxLayers).value_or(0) > 0) {
@@ -81,14 +101,14 @@ ModelSpec deepseek(ObjectReader& r, const DeepseekDefaults& d, std::vector<std::
 ModelSpec deepseek_v2(ObjectReader& r, std::vector<std::string>& notes) {
   return deepseek(r, {.vocab = 32000, .hidden = 4096, .intermediate = 11008, .moe_intermediate = 1407, .layers = 32,
                       .heads = 32, .positions = 2048, .routed_experts = 64, .shared_experts = 2, .experts_per_token = 0,
-                      .first_dense = 0},
+                      .first_dense = 0, .always_grouped = false, .routing_groups = 0, .groups_per_token = 0},
                   notes);
 }
 
 ModelSpec deepseek_v3(ObjectReader& r, std::vector<std::string>& notes) {
   return deepseek(r, {.vocab = 129280, .hidden = 7168, .intermediate = 18432, .moe_intermediate = 2048, .layers = 61,
                       .heads = 128, .positions = 4096, .routed_experts = 256, .shared_experts = 1, .experts_per_token = 8,
-                      .first_dense = 3},
+                      .first_dense = 3, .always_grouped = true, .routing_groups = 8, .groups_per_token = 4},
                   notes);
 }
 

@@ -100,6 +100,11 @@ StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash
   // the others reduce the 16-bit gradients they hold (DeepSpeed's communication_data_type and FSDP's
   // reduce_dtype follow the training dtype in Trainer/Accelerate and Composer's PURE policy).
   h.fp32_gradient_reduce = framework == Framework::torchtitan;
+  // Megatron-Core's MoE guide has cross-node expert parallelism run the flex token dispatcher
+  // (--moe-token-dispatcher-type flex, DeepEP or HybridEP backend), as Megatron-Bridge's DeepSeek-V3
+  // and Qwen3 recipes do (scripts/performance/configs: moe_flex_dispatcher_backend); its kernels send
+  // each token to a node once and forward it over NVLink (DeepSeek-V3 technical report, 3.2.2).
+  h.dispatch_once_per_node = framework == Framework::megatron;
   return h;
 }
 

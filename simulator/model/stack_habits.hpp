@@ -30,6 +30,10 @@ struct StackHabits {
   LossHabits loss;
   bool fp8_linears = false;  // an fp8 job: the blocks' linears in fp8 (Transformer Engine, torchao float8)
   bool fp32_gradient_reduce = false;  // gradients cast to fp32 for their reduction (torchtitan's default)
+  // An expert-parallel dispatch across nodes sends a token's hidden state over the network once per
+  // node holding its experts and fans it out over NVLink there, the combine the reverse (DeepEP's
+  // and HybridEP's kernels behind Megatron-Core's flex dispatcher), instead of once per expert.
+  bool dispatch_once_per_node = false;
 };
 
 // The stack's habits for a job on a GPU generation. `flash_attention` false forces unfused attention.

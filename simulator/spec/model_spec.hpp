@@ -64,6 +64,11 @@ struct ModelSpec {
   bool attention_sinks = false;  // gpt-oss: one learned logit per head and layer
   std::int64_t experts = 1;             // MoE experts per layer (1 = dense)
   std::int64_t experts_per_token = 1;   // top-k routing
+  // Group-limited routing (DeepSeek-V2's "group_limited_greedy" gate, every DeepSeek-V3 gate): the
+  // experts in routing_groups contiguous groups, each token's top-k chosen inside its groups_per_token
+  // best groups (1 and 1: a free choice among all experts).
+  std::int64_t routing_groups = 1;
+  std::int64_t groups_per_token = 1;
   // Expert models' other MLPs: layers with a dense MLP among the expert layers (DeepSeek's first
   // layers, Qwen-MoE's mlp_only_layers), and an always-on shared expert beside the routed ones.
   std::int64_t dense_layers = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "simulator/model/expert_routing.hpp"
 #include "simulator/model/numeric_formats.hpp"
 
 namespace preflight {
@@ -18,7 +19,14 @@ ExpertParallel::ExpertParallel(const StepContext& context, GraphWriter& graph) :
   const int per_node = std::max(1, c_.machine.node().gpus_per_node / c_.stages.tp);
   const CollectiveGroup group{ep, std::min(ep, per_node)};
   const double expert_share = static_cast<double>(m.expert_layers()) / static_cast<double>(m.layers);
-  seconds_ = 2.0 * expert_share * c_.collectives.seconds(CollectiveOp::all_to_all, bytes, group);
+  // Sent once per node it reaches rather than once per expert, a token's share across the network
+  // shrinks by nodes reached / top-k (the all-to-all's NVLink share shrinks with it here, which
+  // matters little: NVLink carries 9x a NIC's bandwidth on an H100 node, the network binds).
+  const int nodes = group.nodes();
+  const double per_node_dispatch = c_.stack.dispatch_once_per_node && nodes > 1 && m.experts % nodes == 0
+                                       ? expected_nodes_reached(m, nodes) / static_cast<double>(std::min(m.experts_per_token, m.experts))
+                                       : 1.0;
+  seconds_ = 2.0 * expert_share * c_.collectives.seconds(CollectiveOp::all_to_all, bytes * per_node_dispatch, group);
 }
 
 void ExpertParallel::sync(Pass& p, int layer, bool backward) {

@@ -14,12 +14,14 @@
 //   without interleaving.
 //
 // Measured (2026-12-03, speed error, + = preflight faster): Mixtral +1%; Qwen3-30B-A3B +112%;
-// DeepSeek-V3 -38%. Mixtral is held to the 25% the model issue asks. The two fine-grained models are
+// DeepSeek-V3 -27% (-38% before Megatron's flex dispatcher sent a token across the network once per
+// node it reaches, 5.3 of its 8 experts' nodes on 16 nodes under group-limited routing, rather than
+// once per expert). Mixtral is held to the 25% the model issue asks. The two fine-grained models are
 // not yet: Qwen3's 128 experts of width 768 run far below what their GEMMs' shapes allow (the host
 // time of Megatron-Core's MoE layer, its synchronisation before every dispatch, and fp8 casts per
-// expert are not modelled), and DeepSeek-V3's dispatch crosses nodes once per routed expert here,
-// where its node-limited routing sends a token to at most 4 nodes; the bounds below only keep them
-// from drifting further.
+// expert are not modelled), and DeepSeek-V3 runs here without the published run's 4 virtual stages
+// (its bubble 0.9 s of 34.4) and still waits on 14.6 s of exposed communication; the bounds below
+// only keep them from drifting further.
 
 #include <gtest/gtest.h>
 
@@ -106,7 +108,7 @@ TEST(MoeThroughput, FineGrainedExpertsPrintedAgainstMegatronBridge) {
   std::cout << "DeepSeek-V3: " << 100.0 * deepseek_error << "% against 1,297 tokens/s per GPU\n";
   // Known misses (see the header); these bounds keep them from growing.
   EXPECT_LT(qwen_error, 1.25);
-  EXPECT_GT(deepseek_error, -0.45);
+  EXPECT_GT(deepseek_error, -0.30);
 }
 
 }  // namespace

@@ -27,6 +27,16 @@ HfModel read(const std::string& name) {
   return read_hf_model(io::parse_file(file), hf_model_name(file), file.string(), "$");
 }
 
+// The JSON path a refused config names ("" when it is read).
+std::string refused_at(const nlohmann::json& j) {
+  try {
+    read_hf_model(j, "x", "config.json", "$");
+  } catch (const InputError& e) {
+    return e.json_path();
+  }
+  return "";
+}
+
 struct Expected {
   std::string folder;
   std::string architecture;
@@ -259,12 +269,30 @@ TEST(HfFamily, DeepSeekWithoutExpertsOrWithEveryLayerDenseIsADenseModel) {
 TEST(HfFamily, DeepSeekV2NeedsItsTopKWhenItHasExperts) {
   nlohmann::json j = io::parse_file(config_of("DeepSeek-V2-Lite"));
   j.erase("num_experts_per_tok");  // DeepseekV2Config's default is None: the router cannot choose
-  try {
-    read_hf_model(j, "x", "config.json", "$");
-    FAIL() << "read";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.json_path(), "$.num_experts_per_tok");
-  }
+  EXPECT_EQ(refused_at(j), "$.num_experts_per_tok");
+}
+
+// Group-limited routing as DeepSeek's gates apply it: V3's "noaux_tc" gate always (8 groups, 4 a token
+// in its config.json and in DeepseekV3Config's defaults), V2's only under "group_limited_greedy".
+TEST(HfFamily, DeepSeekRoutingGroupsAsTheirGatesUseThem) {
+  nlohmann::json v3 = io::parse_file(config_of("DeepSeek-V3"));
+  EXPECT_EQ(read_hf_model(v3, "x", "config.json", "$").spec.routing_groups, 8);
+  EXPECT_EQ(read_hf_model(v3, "x", "config.json", "$").spec.groups_per_token, 4);
+  v3.erase("n_group");
+  v3.erase("topk_group");
+  EXPECT_EQ(read_hf_model(v3, "x", "config.json", "$").spec.groups_per_token, 4);
+  nlohmann::json lite = io::parse_file(config_of("DeepSeek-V2-Lite"));  // topk_method "greedy": no groups
+  EXPECT_EQ(read_hf_model(lite, "x", "config.json", "$").spec.routing_groups, 1);
+  lite["topk_method"] = "group_limited_greedy";
+  lite["n_group"] = 8;
+  lite["topk_group"] = 3;
+  EXPECT_EQ(read_hf_model(lite, "x", "config.json", "$").spec.routing_groups, 8);
+  EXPECT_EQ(read_hf_model(lite, "x", "config.json", "$").spec.groups_per_token, 3);
+  lite["n_group"] = 5;  // 64 experts do not split into 5 groups
+  EXPECT_EQ(refused_at(lite), "$.n_group");
+  lite["n_group"] = 32;  // 1 group of 2 experts cannot hold the 6 a token takes
+  lite["topk_group"] = 1;
+  EXPECT_EQ(refused_at(lite), "$.topk_group");
 }
 
 TEST(HfFamily, DeepSeekV3SaysItsMultiTokenPredictionModuleIsNotCounted) {
@@ -348,12 +376,7 @@ TEST(HfFamily, QwenMoeDenseLayersAmongExpertLayersAreCounted) {
 TEST(HfFamily, ADenseFamilyWithAnExpertCountIsRefused) {
   nlohmann::json j = io::parse_file(config_of("Qwen3-8B"));
   j["num_experts"] = 64;
-  try {
-    read_hf_model(j, "x", "config.json", "$");
-    FAIL() << "read";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.json_path(), "$.num_experts");
-  }
+  EXPECT_EQ(refused_at(j), "$.num_experts");
 }
 
 // transformers writes a nested text_config without the keys equal to its class's defaults
