@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 
 #include "planner/export/export_plan.hpp"
@@ -83,7 +84,14 @@ std::string megatron_arguments(const ExportPlan& p) {
     s += arg("num-layers-per-virtual-pipeline-stage", p.scenario->model().layers / (par.pp * par.interleave));
   }
   if (par.sequence_parallel) s += " --sequence-parallel";
-  if (par.ep > 1) s += arg("expert-model-parallel-size", par.ep) + " --moe-token-dispatcher-type alltoall";
+  if (par.ep > 1) {
+    // Inside a node the all-to-all dispatcher; across nodes the flex dispatcher with DeepEP's
+    // kernels, which send a token to a node once, as the step was simulated (stack_habits.cpp).
+    const int ep_per_node = std::max(1, p.node->gpus_per_node / par.tp);
+    s += arg("expert-model-parallel-size", par.ep) +
+         (par.ep > ep_per_node ? " --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep"
+                               : " --moe-token-dispatcher-type alltoall");
+  }
   if (par.cp > 1) s += arg("context-parallel-size", par.cp) + " --cp-comm-type p2p";
   if (stage == 1) s += " --use-distributed-optimizer";
   s += " \\\n ";

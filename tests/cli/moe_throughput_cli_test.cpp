@@ -111,5 +111,24 @@ TEST(MoeThroughput, FineGrainedExpertsPrintedAgainstMegatronBridge) {
   EXPECT_GT(deepseek_error, -0.30);
 }
 
+// What `export slurm` launches is the dispatcher the step was simulated with: inside a node
+// Megatron's all-to-all dispatcher, across nodes the flex dispatcher with DeepEP's kernels (a token
+// sent to a node once).
+TEST(MoeThroughput, TheExportedDispatcherIsTheSimulatedOne) {
+  const std::string scenario = std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/mixtral-8x7b-full-p5.json";
+  const auto exported = [&](const std::string& parallelism) {
+    const test::CliResult r = test::run_preflight("export slurm " + scenario +
+                                                  " --config '{\"instance\": \"aws/p5.48xlarge\", \"nodes\": 8, \"framework\": "
+                                                  "\"megatron\", \"sharding\": \"zero1\", \"micro_batch\": 1, \"parallelism\": " +
+                                                  parallelism + "}'");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  };
+  const std::string one_node = exported(R"({"pp": 2, "ep": 8})");  // 8 EP ranks, one a GPU of a node
+  EXPECT_NE(one_node.find("--expert-model-parallel-size 8 --moe-token-dispatcher-type alltoall"), std::string::npos) << one_node;
+  const std::string two_nodes = exported(R"({"tp": 2, "sequence_parallel": true, "ep": 8})");  // 4 EP ranks a node
+  EXPECT_NE(two_nodes.find("--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep"), std::string::npos) << two_nodes;
+}
+
 }  // namespace
 }  // namespace preflight
