@@ -87,7 +87,8 @@ std::string megatron_arguments(const ExportPlan& p) {
   if (par.ep > 1) {
     // Inside a node the all-to-all dispatcher; across nodes the flex dispatcher with DeepEP's
     // kernels, which send a token to a node once, as the step was simulated (stack_habits.cpp).
-    const int ep_per_node = std::max(1, p.node->gpus_per_node / par.tp);
+    const int ep_per_node = std::max(1, p.node->gpus_per_node / par.expert_tp());
+    if (par.expert_tp() != par.tp) s += arg("expert-tensor-parallel-size", par.expert_tp());
     s += arg("expert-model-parallel-size", par.ep) +
          (par.ep > ep_per_node ? " --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep"
                                : " --moe-token-dispatcher-type alltoall");

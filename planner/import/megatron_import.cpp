@@ -125,6 +125,7 @@ void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64
               distributed ? "--use-distributed-optimizer" : "--use-distributed-optimizer (not given)");
   }
   if (const auto ep = a.integer("expert-model-parallel-size", 1, 4096)) setup.set("config.parallelism.ep", *ep, file, "--expert-model-parallel-size");
+  if (const auto etp = a.integer("expert-tensor-parallel-size", 1, 64)) setup.set("config.parallelism.etp", *etp, file, "--expert-tensor-parallel-size");
   a.ignore(setup, {"expert-tensor-parallel-size"}, "not modelled: experts are split by tensor parallelism like the dense layers");
 }
 

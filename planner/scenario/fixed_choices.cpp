@@ -30,7 +30,7 @@ void describe(std::string& out, const char* what, const std::optional<T>& v) {
 
 bool FixedChoices::allows_group(int n, int g, const Parallelism& layout, Sharding s, Framework f) const {
   return allows(nodes, n) && allows(gpus, g) && allows(tp, layout.tp) && allows(pp, layout.pp) && allows(interleave, layout.interleave) &&
-         allows(ep, layout.ep) && allows(cp, layout.cp) &&
+         allows(ep, layout.ep) && allows(cp, layout.cp) && allows(etp, layout.expert_tp()) &&
          allows(sequence_parallel, layout.sequence_parallel) && allows(sharding, s) && allows(framework, f);
 }
 
@@ -60,6 +60,7 @@ std::string FixedChoices::text() const {
   describe(out, "interleave", interleave);
   describe(out, "ep", ep);
   describe(out, "cp", cp);
+  describe(out, "etp", etp);
   describe(out, "sharding", sharding);
   describe(out, "optimizer offload", offload_optimizer);
   describe(out, "parameter offload", offload_params);
@@ -90,6 +91,7 @@ FixedChoices read_fixed_choices(io::ObjectReader& r) {
     if (const auto v = p->optional_integer("interleave", 1, 64)) f.interleave = static_cast<int>(*v);
     if (const auto v = p->optional_integer("ep", 1, 4096)) f.ep = static_cast<int>(*v);
     if (const auto v = p->optional_integer("cp", 1, 1024)) f.cp = static_cast<int>(*v);
+    if (const auto v = p->optional_integer("etp", 1, 64)) f.etp = static_cast<int>(*v);
     f.sequence_parallel = p->optional_boolean("sequence_parallel");
     p->finish();
   }

@@ -23,7 +23,7 @@ struct FixedChoices {
   std::optional<int> gpus;           // the job's GPUs, whatever the machine (a launcher's world size)
   std::optional<int> gpus_per_node;  // machines with this many GPUs only
   std::optional<Framework> framework;
-  std::optional<int> tp, pp, interleave, ep, cp;
+  std::optional<int> tp, pp, interleave, ep, cp, etp;
   std::optional<bool> sequence_parallel;
   std::optional<Sharding> sharding;
   std::optional<OffloadTarget> offload_optimizer, offload_params;

@@ -13,6 +13,7 @@ nlohmann::ordered_json config_json(const StrategyConfig& c) {
   j["parallelism"] = {{"tp", c.parallelism.tp}, {"pp", c.parallelism.pp},
                       {"sequence_parallel", c.parallelism.sequence_parallel}, {"interleave", c.parallelism.interleave}};
   if (c.parallelism.ep > 1) j["parallelism"]["ep"] = c.parallelism.ep;
+  if (c.parallelism.expert_tp() != c.parallelism.tp) j["parallelism"]["etp"] = c.parallelism.expert_tp();
   if (c.parallelism.cp > 1) j["parallelism"]["cp"] = c.parallelism.cp;
   j["sharding"] = to_string(c.sharding);
   j["offload"] = {{"optimizer", to_string(c.offload.optimizer)}, {"params", to_string(c.offload.params)}};
@@ -42,6 +43,7 @@ void read_layout_fields(io::ObjectReader& r, StrategyConfig& c) {
     c.parallelism.sequence_parallel = p->optional_boolean("sequence_parallel").value_or(false);
     c.parallelism.interleave = static_cast<int>(p->optional_integer("interleave", 1, 64).value_or(1));
     c.parallelism.ep = static_cast<int>(p->optional_integer("ep", 1, 4096).value_or(1));
+    c.parallelism.etp = static_cast<int>(p->optional_integer("etp", 1, 64).value_or(0));
     c.parallelism.cp = static_cast<int>(p->optional_integer("cp", 1, 1024).value_or(1));
     p->finish();
   }

@@ -79,14 +79,21 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
       for (int interleave : {1, 2}) {
         if (interleave > 1 && (pp == 1 || model.layers % (pp * interleave) != 0)) continue;
         // An expert model's routed experts over ep of the data-parallel ranks (powers of two
-        // dividing the experts and the data-parallel degree), on any of these layouts.
+        // dividing the experts and the data-parallel degree), on any of these layouts; beside
+        // tp > 1 also whole experts (etp = 1, Megatron-Core's parallel folding), whose EP group may
+        // take the tensor-parallel ranks too (ep dividing tp x dp).
         const int dp = weight_replicas({tp, pp}, gpus);  // EP ranks come from the data- and context-parallel ones
-        for (int ep = 1; ep <= dp; ep *= 2) {
-          if (ep > 1 && (!model.is_moe() || model.experts % ep != 0 || dp % ep != 0)) break;
-          // Long sequences also split over cp of the weights' replicas.
-          for (const int cp : context_parallel_choices(job, gpus, tp, pp)) {
-            if (tp == 1 && pp == 1 && ep == 1 && cp == 1) continue;  // plain data parallelism, first above
-            out.push_back({tp, pp, tp > 1, interleave, ep, cp});
+        for (int ep = 1; ep <= tp * dp; ep *= 2) {
+          if (ep > 1 && (!model.is_moe() || model.experts % ep != 0)) break;
+          for (const bool whole_experts : {false, true}) {
+            const int etp = whole_experts ? 1 : tp;
+            if (whole_experts && (tp == 1 || ep == 1)) continue;  // nothing to fold
+            if ((dp * (tp / etp)) % ep != 0) continue;
+            // Long sequences also split over cp of the weights' replicas.
+            for (const int cp : context_parallel_choices(job, gpus, tp, pp)) {
+              if (tp == 1 && pp == 1 && ep == 1 && cp == 1) continue;  // plain data parallelism, first above
+              out.push_back({tp, pp, tp > 1, interleave, ep, cp, whole_experts ? 1 : 0});
+            }
           }
         }
       }

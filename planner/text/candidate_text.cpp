@@ -15,6 +15,7 @@ std::string layout_text(const Parallelism& p) {
     if (p.interleave > 1) s += " x" + std::to_string(p.interleave) + " interleaved";
   }
   if (p.ep > 1) s += (s.empty() ? "" : ", ") + std::string("ep ") + std::to_string(p.ep);
+  if (p.expert_tp() != p.tp) s += " (etp " + std::to_string(p.expert_tp()) + ")";
   if (p.cp > 1) s += (s.empty() ? "" : ", ") + std::string("cp ") + std::to_string(p.cp);
   return s;
 }

@@ -341,10 +341,14 @@ void routed_experts(LayerCost& c, const ModelSpec& m, double tokens, double rout
                     bool frozen, bool fp8, bool fused, const DeviceRates& r) {
   const double h = static_cast<double>(m.hidden);
   const double local = std::max(1.0, static_cast<double>(m.experts) / static_cast<double>(in.ep));
+  const double etp = static_cast<double>(in.etp > 0 ? in.etp : in.tp);
+  const double share = etp / static_cast<double>(in.tp);  // of the tensor-parallel group's tokens this rank routes
+  tokens *= share;
+  routed *= share;
   double moved = 2.0 * a * h * (tokens + routed);
   if (in.ep > 1 && local > 1.0) moved += 4.0 * a * h * routed;
   streaming(c, moved, moved, r, elementwise(false));
-  mlp(c, m, routed, static_cast<double>(m.intermediate) / static_cast<double>(in.tp), a, frozen, fp8, fused, r, local);
+  mlp(c, m, routed, static_cast<double>(m.intermediate) / etp, a, frozen, fp8, fused, r, local);
 }
 
 }  // namespace

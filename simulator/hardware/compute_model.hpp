@@ -102,6 +102,10 @@ struct LayerCostInputs {
   bool sequence_parallel = false;
   // Expert parallelism: the routed experts' work waits for the busiest EP rank.
   int ep = 1;
+  // The ranks each routed expert is split over (0: tp). With etp = 1 beside tp > 1 (sequence parallel)
+  // a rank runs its own tp-th of the tokens through whole experts instead of all tokens through a
+  // tp-th of each expert: the same FLOPs in wider GEMMs, and a tp-th of the permutation traffic.
+  int etp = 0;
   // Context parallelism: seq_len is this rank's share of each sequence; attention runs in cp ring
   // steps against the other ranks' keys and values.
   int cp = 1;

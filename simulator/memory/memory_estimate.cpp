@@ -111,7 +111,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   layout.world_size = replicas;  // tensor and pipeline ranks hold different weights
   // Megatron's own gradient buffer and optimizer beside tensor/pipeline layouts; FSDP2's shards there.
   layout.megatron = model_parallel(c.parallelism) && layout.scheme.engine != Engine::fsdp;
-  layout.expert_parallel = c.parallelism.ep;
+  layout.expert_parallel = static_cast<double>(c.parallelism.ep * c.parallelism.expert_tp()) / static_cast<double>(c.parallelism.tp);
 
   const ParameterFootprint footprint = stage_footprint(w.footprint(), stages);
   const ModelStateMemory states = model_state_memory(footprint, w.state_bytes(), layout);

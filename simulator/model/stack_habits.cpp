@@ -116,6 +116,10 @@ LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& c) {
     return {"parallelism.ep", "expert parallelism runs on megatron (Megatron-Core's MoE layers) here; " + to_string(framework) +
                                   " trains an expert model with ep = 1"};
   }
+  if (c.parallelism.expert_tp() != c.parallelism.tp && framework != Framework::megatron) {
+    return {"parallelism.etp", "expert tensor parallelism is Megatron-Core's (--expert-tensor-parallel-size); " + to_string(framework) +
+                                   " splits experts as it splits the rest"};
+  }
   if (c.parallelism.cp > 1 && framework != Framework::megatron && framework != Framework::torchtitan) {
     return {"parallelism.cp", "context parallelism runs on megatron (context_parallel_size) and torchtitan "
                               "(context_parallel_degree) here; " + to_string(framework) + " trains with cp = 1"};

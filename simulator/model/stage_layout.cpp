@@ -37,13 +37,29 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p, int gpus, in
   }
   if (p.sequence_parallel && p.tp == 1) fail("parallelism.sequence_parallel", "sequence parallelism needs tp > 1");
   if (p.ep < 1) fail("parallelism.ep", "ep is an integer >= 1");
+  if (p.etp != 0 && p.etp != 1 && p.etp != p.tp) {
+    fail("parallelism.etp", "etp = " + std::to_string(p.etp) + ": experts split over the tp ranks (etp = tp = " +
+                                std::to_string(p.tp) + ", the default) or kept whole (etp = 1)");
+  }
+  if (p.expert_tp() != p.tp) {
+    if (!m.is_moe()) fail("parallelism.etp", "expert tensor parallelism needs a model with experts; " + m.id + " has none");
+    if (!p.sequence_parallel) {
+      fail("parallelism.etp", "etp = 1 beside tp = " + std::to_string(p.tp) +
+                                  " needs sequence_parallel: each tensor-parallel rank dispatches its own slice of the tokens");
+    }
+  }
   if (p.ep > 1) {
     if (!m.is_moe()) fail("parallelism.ep", "expert parallelism needs a model with experts; " + m.id + " has none");
     const int dp = weight_replicas(p, gpus);
-    if (m.experts % p.ep != 0 || dp % p.ep != 0) {
+    // Megatron-Core builds the expert groups (etp x ep x expert-dp) from the tp x dp ranks of a stage.
+    const int ranks = dp * (p.tp / p.expert_tp());
+    if (m.experts % p.ep != 0 || ranks % p.ep != 0) {
+      const std::string from = p.expert_tp() == p.tp ? "the data-parallel degree " + std::to_string(dp) +
+                                                            " (Megatron-Core takes the expert-parallel ranks from the data-parallel ones; etp = 1 folds the tensor-parallel ones in too)"
+                                                      : "tp x dp = " + std::to_string(ranks) +
+                                                            " (with etp = 1 Megatron-Core folds the tensor-parallel ranks into the expert-parallel group)";
       fail("parallelism.ep", "ep = " + std::to_string(p.ep) + " must divide the " + std::to_string(m.experts) +
-                                 " routed experts of " + m.id + " and the data-parallel degree " + std::to_string(dp) +
-                                 " (Megatron-Core takes the expert-parallel ranks from the data-parallel ones)");
+                                 " routed experts of " + m.id + " and " + from);
     }
   }
 }
@@ -67,9 +83,12 @@ StageLayout stage_layout(const Workload& w, const Parallelism& p) {
   const double stage_expert_layers =
       p.pp == 1 ? static_cast<double>(m.expert_layers()) : static_cast<double>(std::min(s.layers_per_stage, m.expert_layers()));
   const double routed = stage_expert_layers * static_cast<double>(n.routed_mlp_per_layer);
-  const double local = stage - routed + routed / static_cast<double>(p.ep);
-  s.param_share = local / static_cast<double>(p.tp) / static_cast<double>(n.total());
-  s.expert_share = local > 0.0 ? routed / static_cast<double>(p.ep) / local : 0.0;
+  // A GPU holds a tp-th of the rest and an (ep x etp)-th of the routed experts.
+  const double dense = (stage - routed) / static_cast<double>(p.tp);
+  const double experts = routed / static_cast<double>(p.ep) / static_cast<double>(p.expert_tp());
+  const double local = dense + experts;
+  s.param_share = local / static_cast<double>(n.total());
+  s.expert_share = local > 0.0 ? experts / local : 0.0;
   const double pp = static_cast<double>(p.pp);
   const double v = static_cast<double>(p.interleave);
   s.in_flight_micro_batches = p.interleave > 1 ? pp * (1.0 + (pp - 1.0) / (pp * v)) : pp;

@@ -44,6 +44,12 @@ struct Parallelism {
   // each sequence split over cp GPUs, keys and values passed around them in a ring during attention.
   // The cp ranks hold the same weights, so gradients are reduced and states sharded over dp x cp.
   int cp = 1;
+  // Expert tensor parallelism (Megatron-Core's expert_tensor_parallel_size): 0 splits each expert over
+  // the tp ranks as the dense layers are (Megatron-Core's default); 1 keeps experts whole and folds the
+  // tensor-parallel ranks into the expert-parallel group ("MoE parallel folding"), so ep may reach
+  // tp x dp and the expert layer needs no tensor-parallel collectives of its own.
+  int etp = 0;
+  int expert_tp() const { return etp > 0 ? etp : tp; }
 };
 
 // A Megatron layout (tensor, pipeline, expert or context parallelism), as opposed to plain data parallelism.

@@ -16,7 +16,9 @@ ExpertParallel::ExpertParallel(const StepContext& context, GraphWriter& graph) :
                         (c_.config.parallelism.sequence_parallel ? static_cast<double>(c_.stages.tp) : 1.0);
   const double bytes = activation_bytes(c_.job.precision) * tokens * static_cast<double>(std::min(m.experts_per_token, m.experts)) *
                        static_cast<double>(m.hidden);
-  const int per_node = std::max(1, c_.machine.node().gpus_per_node / c_.stages.tp);
+  // Expert ranks run innermost after the experts' own tensor-parallel ranks (etp), so a node holds
+  // gpus_per_node / etp of an EP group: 8 / tp by default, all 8 with etp = 1 (folding).
+  const int per_node = std::max(1, c_.machine.node().gpus_per_node / c_.config.parallelism.expert_tp());
   const CollectiveGroup group{ep, std::min(ep, per_node)};
   const double expert_share = static_cast<double>(m.expert_layers()) / static_cast<double>(m.layers);
   // Sent once per node it reaches rather than once per expert, a token's share across the network

@@ -1,9 +1,10 @@
 #pragma once
-// Expert parallelism (Megatron-Core's alltoall token dispatcher): in each expert layer a token is sent
-// to the EP ranks that hold its top-k experts and its outputs are sent back, an all-to-all each way
-// over the EP group, on the critical path (the experts cannot start before their tokens arrive);
-// backward sends the gradients the same two ways. Megatron takes the EP ranks from the data-parallel
-// ones, tensor-parallel ranks innermost, so a node holds gpus_per_node / tp ranks of an EP group.
+// Expert parallelism (Megatron-Core's token dispatchers): in each expert layer a token is sent to the
+// EP ranks that hold its top-k experts and its outputs are sent back, an all-to-all each way over the
+// EP group, on the critical path (the experts cannot start before their tokens arrive); backward
+// sends the gradients the same two ways. Megatron takes the EP ranks from the data-parallel ones,
+// the experts' tensor-parallel ranks innermost, so a node holds gpus_per_node / etp ranks of an EP
+// group (gpus_per_node / tp by default; all of them when etp = 1 folds tp into the EP group).
 
 #include "simulator/step/graph_writer.hpp"
 #include "simulator/step/step_context.hpp"

@@ -22,6 +22,7 @@ LayerCostInputs layer_cost_inputs(const Workload& w, const StrategyConfig& c, co
   lc.tp = stages.tp;
   lc.sequence_parallel = c.parallelism.sequence_parallel;
   lc.ep = c.parallelism.ep;
+  lc.etp = c.parallelism.expert_tp();
   return lc;
 }
 

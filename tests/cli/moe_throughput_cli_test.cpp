@@ -5,23 +5,26 @@
 //   virtual stages, global batch 256 of 4,096 tokens (micro-batch 1 assumed). Compared as model
 //   TFLOP/s per GPU: preflight's MFU x the H100 SXM's 989.5 dense bf16 TFLOP/s (NVIDIA H100
 //   datasheet); both count 6 x the active parameters plus full attention per token.
-// - Qwen3-30B-A3B, fp8 (current scaling): 5,275 tokens/s per GPU on 16 GPUs, tp 1, pp 2 x 24, ep 8,
-//   global batch 512, micro-batch 2, 4,096 tokens (NVIDIA-NeMo/Megatron-Bridge
-//   docs/performance-summary.md, release 25.11).
-// - DeepSeek-V3, fp8: 1,297 tokens/s per GPU on 1,024 GPUs, tp 2, pp 8, ep 64, global batch 8,192,
-//   micro-batch 1, 4,096 tokens (the same table, release 25.09, dropless). Published with 4 virtual
-//   stages over a custom layer layout; 61 layers do not divide into 8 x 4, so the test runs pp 8
-//   without interleaving.
+// The rest from NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md (tokens/s per GPU, 4,096
+// tokens, fp8 current scaling, token-dropless with force-balanced routing):
+// - Qwen3-30B-A3B, 25.11: 5,275 on 16 GPUs, tp 1, pp 2 x 24, ep 8, global batch 512, micro-batch 2.
+// - Qwen3-235B-A22B, 25.11: 1,575 on 256 GPUs, tp 2, pp 8, ep 32, global batch 2,048, micro-batch 1;
+//   ep 32 over tp 2 x dp 16 exists only with whole experts (etp 1: Megatron-Core builds the expert
+//   groups etp x ep x edp from tp x dp). Published with 4 virtual stages, which 94 layers do not
+//   divide into 8 x 4: run without.
+// - DeepSeek-V3, 25.09: 1,297 on 1,024 GPUs, tp 2, pp 8, ep 64, global batch 8,192, micro-batch 1,
+//   whole experts (Megatron-Bridge's recipes/deepseek/deepseek_v3.py sets expert_tensor_parallel_size
+//   = 1). Published with 4 virtual stages over a custom layer layout; 61 layers do not divide into
+//   8 x 4, so the test runs pp 8 without interleaving.
 //
-// Measured (2026-12-03, speed error, + = preflight faster): Mixtral +1%; Qwen3-30B-A3B +112%;
-// DeepSeek-V3 -27% (-38% before Megatron's flex dispatcher sent a token across the network once per
-// node it reaches, 5.3 of its 8 experts' nodes on 16 nodes under group-limited routing, rather than
-// once per expert). Mixtral is held to the 25% the model issue asks. The two fine-grained models are
-// not yet: Qwen3's 128 experts of width 768 run far below what their GEMMs' shapes allow (the host
-// time of Megatron-Core's MoE layer, its synchronisation before every dispatch, and fp8 casts per
-// expert are not modelled), and DeepSeek-V3 runs here without the published run's 4 virtual stages
-// (its bubble 0.9 s of 34.4) and still waits on 14.6 s of exposed communication; the bounds below
-// only keep them from drifting further.
+// Measured (2026-12-03, speed error, + = preflight faster): Mixtral +1%; Qwen3-235B-A22B +9%;
+// DeepSeek-V3 -10% (-38% when its experts were split over tp and each token crossed the network once
+// per expert: whole experts put a node's 8 GPUs in its EP group, so 64 EP ranks span 8 nodes, a
+// routing group a node, and the flex dispatcher sends a token to each node once, 3.6 of them on
+// average under group-limited routing); these three are held to the 25% the model issue asks.
+// Qwen3-30B-A3B +112% is not: its 128 experts of width 768 on one node run far below what their
+// GEMMs' shapes allow (the host time of Megatron-Core's MoE layer, its synchronisation before every
+// dispatch, and fp8 casts per expert are not modelled); its bound only keeps it from drifting.
 
 #include <gtest/gtest.h>
 
@@ -97,18 +100,26 @@ TEST(MoeThroughput, MixtralWithinAQuarterOfMegatronCore) {
   EXPECT_LT(std::abs(error), 0.25);
 }
 
-TEST(MoeThroughput, FineGrainedExpertsPrintedAgainstMegatronBridge) {
+TEST(MoeThroughput, LargeExpertModelsWithinAQuarterOfMegatronBridge) {
+  const Published qwen{"qwen3-235b-a22b-bridge", kConfigs + "Qwen3-235B-A22B/config.json", "fp8", 32,
+                       R"({"tp": 2, "sequence_parallel": true, "pp": 8, "ep": 32, "etp": 1})", 1, 2048.0};
+  const double qwen_error = tokens_per_second_per_gpu(simulate(qwen), qwen) / 1575.0 - 1.0;
+  std::cout << "Qwen3-235B-A22B: " << 100.0 * qwen_error << "% against 1,575 tokens/s per GPU\n";
+  EXPECT_LT(std::abs(qwen_error), 0.25);
+  const Published deepseek{"deepseek-v3-bridge", kConfigs + "DeepSeek-V3/config.json", "fp8", 128,
+                           R"({"tp": 2, "sequence_parallel": true, "pp": 8, "ep": 64, "etp": 1})", 1, 8192.0};
+  const double deepseek_error = tokens_per_second_per_gpu(simulate(deepseek), deepseek) / 1297.0 - 1.0;
+  std::cout << "DeepSeek-V3: " << 100.0 * deepseek_error << "% against 1,297 tokens/s per GPU\n";
+  EXPECT_LT(std::abs(deepseek_error), 0.25);
+}
+
+TEST(MoeThroughput, FineGrainedExpertsOnOneNodePrintedAgainstMegatronBridge) {
   const Published qwen{"qwen3-30b-a3b-bridge", kConfigs + "Qwen3-30B-A3B/config.json", "fp8", 2,
                        R"({"tp": 1, "pp": 2, "interleave": 24, "ep": 8})", 2, 512.0};
   const double qwen_error = tokens_per_second_per_gpu(simulate(qwen), qwen) / 5275.0 - 1.0;
   std::cout << "Qwen3-30B-A3B: " << 100.0 * qwen_error << "% against 5,275 tokens/s per GPU\n";
-  const Published deepseek{"deepseek-v3-bridge", kConfigs + "DeepSeek-V3/config.json", "fp8", 128,
-                           R"({"tp": 2, "sequence_parallel": true, "pp": 8, "ep": 64})", 1, 8192.0};
-  const double deepseek_error = tokens_per_second_per_gpu(simulate(deepseek), deepseek) / 1297.0 - 1.0;
-  std::cout << "DeepSeek-V3: " << 100.0 * deepseek_error << "% against 1,297 tokens/s per GPU\n";
-  // Known misses (see the header); these bounds keep them from growing.
+  // A known miss (see the header); this bound keeps it from growing.
   EXPECT_LT(qwen_error, 1.25);
-  EXPECT_GT(deepseek_error, -0.30);
 }
 
 // What `export slurm` launches is the dispatcher the step was simulated with: inside a node

@@ -96,12 +96,24 @@ constexpr i64 qwen3_30b_a3b(i64 experts) {
   const i64 h = 2048, q = 32 * 128, kv = 4 * 128;
   return 48 * (h * q + 2 * h * kv + q * h + experts * 3 * h * 768 + h * 128 + 2 * h + 2 * 128) + 2 * 151936 * h + h;
 }
+constexpr i64 qwen3_235b_a22b(i64 experts) {
+  // The same block at h 4096: 64 query and 4 key/value heads of 128, 128 experts of 1536, 94 layers.
+  const i64 h = 4096, q = 64 * 128, kv = 4 * 128;
+  return 94 * (h * q + 2 * h * kv + q * h + experts * 3 * h * 1536 + h * 128 + 2 * h + 2 * 128) + 2 * 151936 * h + h;
+}
 constexpr i64 gpt_oss_20b(i64 experts) {
   // Biased q/k/v/o and 64 sink logits; 32 experts with gate_up (2 x 2880) and down biases; a biased router.
   const i64 h = 2880, q = 64 * 64, kv = 8 * 64, i = 2880;
   const i64 attention = (h * q + q) + 2 * (h * kv + kv) + (q * h + h) + 64;
   const i64 moe = experts * (h * 2 * i + 2 * i + i * h + h) + (h * 32 + 32);
   return 24 * (attention + moe + 2 * h) + 2 * 201088 * h + h;
+}
+constexpr i64 gpt_oss_120b(i64 experts) {
+  // gpt-oss-20b's block (its router over 128 experts) in 36 layers.
+  const i64 h = 2880, q = 64 * 64, kv = 8 * 64, i = 2880;
+  const i64 attention = (h * q + q) + 2 * (h * kv + kv) + (q * h + h) + 64;
+  const i64 moe = experts * (h * 2 * i + 2 * i + i * h + h) + (h * 128 + 128);
+  return 36 * (attention + moe + 2 * h) + 2 * 201088 * h + h;
 }
 constexpr i64 olmo_7b() {
   // OLMo's LayerNorms have no parameters at all.
@@ -196,6 +208,10 @@ INSTANTIATE_TEST_SUITE_P(
         Expected{"Qwen3-8B", "qwen3", qwen3_8b(), qwen3_8b()},
         Expected{"Qwen3-30B-A3B", "qwen3_moe", qwen3_30b_a3b(128), qwen3_30b_a3b(8)},
         Expected{"gpt-oss-20b", "gpt_oss", gpt_oss_20b(32), gpt_oss_20b(4)},
+        // Qwen3-235B-A22B 235 B total, 22 B active (its model card); gpt-oss-120b 116.83 B total,
+        // 5.13 B active without the embedding table (OpenAI's model card).
+        Expected{"Qwen3-235B-A22B", "qwen3_moe", qwen3_235b_a22b(128), qwen3_235b_a22b(8)},
+        Expected{"gpt-oss-120b", "gpt_oss", gpt_oss_120b(128), gpt_oss_120b(4)},
         Expected{"OLMo-7B-hf", "olmo", olmo_7b(), olmo_7b()},
         Expected{"OLMo-2-1124-7B", "olmo2", olmo_2_7b(), olmo_2_7b()},
         Expected{"Phi-3-mini-4k-instruct", "phi3", phi_3_mini(), phi_3_mini()},
@@ -226,6 +242,10 @@ TEST(HfFamily, HandCountsAgreeWithThePublishedTotals) {
   EXPECT_NEAR(static_cast<double>(qwen3_30b_a3b(8)), 3.3e9, 0.06e9);
   EXPECT_NEAR(static_cast<double>(gpt_oss_20b(32)), 20.91e9, 0.005e9);
   EXPECT_NEAR(static_cast<double>(gpt_oss_20b(4) - 201088 * 2880), 3.61e9, 0.005e9);
+  EXPECT_NEAR(static_cast<double>(qwen3_235b_a22b(128)), 235e9, 0.5e9);
+  EXPECT_NEAR(static_cast<double>(qwen3_235b_a22b(8)), 22e9, 0.5e9);
+  EXPECT_NEAR(static_cast<double>(gpt_oss_120b(128)), 116.83e9, 0.005e9);
+  EXPECT_NEAR(static_cast<double>(gpt_oss_120b(4) - 201088 * 2880), 5.13e9, 0.005e9);
   EXPECT_NEAR(static_cast<double>(phi_3_5_moe(16)), 41.9e9, 0.05e9);
   EXPECT_NEAR(static_cast<double>(phi_3_5_moe(2)), 6.6e9, 0.05e9);
   EXPECT_NEAR(static_cast<double>(deepseek_v3(256)), 671e9, 0.5e9);

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "simulator/hardware/collective_defaults.hpp"
 #include "simulator/hardware/collective_model.hpp"
 #include "simulator/hardware/compute_model.hpp"
@@ -31,14 +33,14 @@ struct Mixtral {
     job.seq_len = 4096;
     job.global_batch_sequences = 256;
   }
-  StepInputs inputs(int ep, int pp = 1, int tp = 1, int nodes = 8) {
+  StepInputs inputs(int ep, int pp = 1, int tp = 1, int nodes = 8, int etp = 0) {
     StepInputs in;
     in.workload = &setup.workload(model, job);
     in.machine = &setup.machine(node, job.precision);
     in.config.instance = node.id;
     in.config.nodes = nodes;
     in.config.framework = Framework::megatron;
-    in.config.parallelism = {tp, pp, tp > 1, 1, ep};
+    in.config.parallelism = {tp, pp, tp > 1, 1, ep, 1, etp};
     in.config.sharding = Sharding::zero1;
     in.config.recompute = Recompute::full;
     in.config.micro_batch = 1;
@@ -150,15 +152,56 @@ TEST(ExpertParallel, EveryLocalExpertReadsItsWeights) {
   EXPECT_LT(one, 0.5 * all);
 }
 
+// Whole experts (etp 1, Megatron-Core's parallel folding) at tp 2 x ep 8 on 64 GPUs: a GPU holds a
+// half of the 1,605,636,096 parameters outside the routed experts and an eighth of the routed
+// 45,097,156,608 (one whole expert a layer): 802,818,048 + 5,637,144,576 = 6,439,962,624. The
+// distributed optimizer shards the rest over the 32 data-parallel ranks and each expert over its
+// tp x dp / ep = 8 replicas: 12 x (802,818,048 / 32 + 5,637,144,576 / 8) bytes, every parameter's
+// states once over the 64 GPUs, as without folding.
+TEST(ExpertParallel, WholeExpertsModelStatesByHand) {
+  Mixtral m;
+  const MemoryBreakdown g = m.inputs(8, 1, 2, 8, 1).memory.gpu;
+  EXPECT_NEAR(g.params, 2.0 * 6'439'962'624.0, 1.0);
+  EXPECT_NEAR(g.optimizer, 12.0 * (802'818'048.0 / 32.0 + 5'637'144'576.0 / 8.0), 1.0);
+  EXPECT_NEAR(g.optimizer, 12.0 * 46'702'792'704.0 / 64.0, 1.0);
+}
+
+// An expert layer of whole experts needs none of the MLP's tensor-parallel collectives (half of a
+// layer's under sequence parallelism), and its EP group takes a node's 8 GPUs (8 / tp before): the
+// same 8 EP ranks now sit on one node, so the all-to-all stays on NVLink.
+TEST(ExpertParallel, WholeExpertsDropTheMlpsTensorParallelCollectives) {
+  Mixtral m;
+  const auto tensor_parallel_seconds = [](const StepGraph& g) {
+    double s = 0.0;
+    for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
+      if (std::string(g.graph.task(id).name) == "tensor-parallel" && g.micro_batch[id] == 0) s += g.graph.task(id).seconds;
+    }
+    return s;
+  };
+  const StepGraph split = build_step_graph(m.inputs(8, 1, 2));
+  const StepGraph whole = build_step_graph(m.inputs(8, 1, 2, 8, 1));
+  EXPECT_NEAR(tensor_parallel_seconds(whole), 0.5 * tensor_parallel_seconds(split), 1e-12);
+  const StepSimulation a = simulate_step(m.inputs(8, 1, 2));
+  const StepSimulation b = simulate_step(m.inputs(8, 1, 2, 8, 1));
+  EXPECT_LT(b.time.comm_exposed_seconds, a.time.comm_exposed_seconds);
+}
+
 TEST(ExpertParallel, RefusedWhereMegatronCannotRunIt) {
   Mixtral m;
   EXPECT_THROW(validate_parallelism(test::fixtures::llama_2_7b(), {1, 1, false, 1, 2}, 16, 8), InvalidConfig);  // no experts
   EXPECT_THROW(validate_parallelism(m.model, {1, 1, false, 1, 16}, 64, 8), InvalidConfig);  // 8 experts
   EXPECT_THROW(validate_parallelism(m.model, {4, 2, false, 1, 8}, 32, 8), InvalidConfig);   // dp 4
+  // ep 8 over tp 4 x dp 4 = 16 ranks: only with whole experts, and those need sequence parallelism.
+  EXPECT_NO_THROW(validate_parallelism(m.model, {4, 2, true, 1, 8, 1, 1}, 32, 8));
+  EXPECT_THROW(validate_parallelism(m.model, {4, 2, false, 1, 8, 1, 1}, 32, 8), InvalidConfig);
+  EXPECT_THROW(validate_parallelism(m.model, {4, 2, true, 1, 8, 1, 2}, 32, 8), InvalidConfig);  // etp 1 or tp
+  EXPECT_THROW(validate_parallelism(test::fixtures::llama_2_7b(), {2, 1, true, 1, 1, 1, 1}, 16, 8), InvalidConfig);
   StrategyConfig c;
   c.framework = Framework::transformers;
   c.parallelism.ep = 2;
   EXPECT_EQ(layout_refusal(Framework::transformers, c).field, "parallelism.ep");
+  c.parallelism = {2, 1, true, 1, 1, 1, 1};
+  EXPECT_EQ(layout_refusal(Framework::torchtitan, c).field, "parallelism.etp");
 }
 
 }  // namespace
