@@ -21,6 +21,7 @@ GPU_ROWS = [
     ("a100-80gb-pcie", "A100-80GB", "PCIe", None),
     ("h100-80gb", "H100", "SXM5", None),
     ("h100-pcie-80gb", "H100", "PCIe 80GB", None),
+    ("h800-80gb", None, None, None),  # not in gpus.csv: GPU_EXTRA["h800-80gb"]["row"]
     ("h100-nvl", "H100 NVL", "PCIe 94GB", None),
     ("h200", "H200", "SXM", None),
     ("b200", "B200", "HGX (SXM)", None),
@@ -36,6 +37,7 @@ BOARD_POWER_W = {
     "a10": (150, "NVIDIA A10 datasheet: 150 W"),
     "a10g": (300, "NVIDIA publishes no A10G datasheet: the 300 W power limit nvidia-smi reports on AWS g5"),
     "t4": (70, "NVIDIA T4 datasheet: 70 W"),
+    "h800-80gb": (700, "NVIDIA H800 Tensor Core GPU datasheet: up to 700 W (SXM5)"),
     "l4": (72, "NVIDIA L4 datasheet: 72 W"),
     "l40s": (350, "NVIDIA L40S datasheet: 350 W"),
     "a100-40gb": (400, "NVIDIA A100 datasheet: 400 W (SXM4)"),
@@ -92,6 +94,29 @@ GPU_EXTRA = {
                  "supply a calibration profile to plan on A10G. pcie_gen not published (null); "
                  "instance files assume PCIe gen4 x16 like the A10. Cloud catalogs report "
                  "22.35 GiB usable memory (22888 MiB).",
+    },
+    "h800-80gb": {
+        "name": "NVIDIA H800 80GB SXM5",
+        "architecture": "hopper",
+        "sm_count": 132,
+        "sm_count_source": "the H100 SXM5's configuration, whose tensor-core peaks the H800 datasheet lists",
+        "notes": "Not in gpus.csv: the export variant of the H100 SXM5 (China), the same SMs, memory and "
+                 "peaks with NVLink cut to 400 GB/s bidirectional (8 links against 18). DeepSeek-V3 was "
+                 "trained on 2,048 of them (its technical report, arXiv:2412.19437, 3.1). as_of is the "
+                 "date these figures were transcribed from the sources named.",
+        "as_of": "2026-12-03",
+        "row": {
+            "form_factor": "SXM5",
+            "memory_GiB": 80,
+            "memory_type": "HBM3",
+            "memory_bandwidth_GBps": 3350,
+            "peak_tflops": {"fp32": 67, "tf32": 494.5, "bf16": 989.4, "fp16": 989.4, "fp8": 1979},
+            "nvlink_GBps_per_gpu_bidirectional": 400,
+            "pcie_gen": 5,
+            "source": "NVIDIA H800 Tensor Core GPU datasheet (www.nvidia.cn/data-center/h800/): 80 GB HBM3 "
+                      "at 3.35 TB/s, NVLink 400 GB/s, the H100 SXM5's dense tensor-core peaks; DeepSeek-V3 "
+                      "technical report (arXiv:2412.19437) 3.2.2: 160 GB/s of NVLink achieved between H800s",
+        },
     },
     "t4": {
         "name": "NVIDIA T4",
@@ -265,8 +290,9 @@ def build_gpus(ref_dir, as_of):
                     entry["sm_count_source"] = extra["sm_count_source"]
                     entry["board_power_W"], entry["board_power_source"] = BOARD_POWER_W[gid]
                 entry[key] = value
-            entry["as_of"] = as_of
-            entry["notes"] = extra["notes"] + " " + AS_OF_NOTE
+            # A GPU the reference folder lacks carries the date its own sources were transcribed.
+            entry["as_of"] = extra.get("as_of", as_of)
+            entry["notes"] = extra["notes"] if "as_of" in extra else extra["notes"] + " " + AS_OF_NOTE
             gpus.append(entry)
             continue
         r = by_key.get((csv_gpu, csv_ff))

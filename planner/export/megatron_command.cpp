@@ -49,6 +49,10 @@ std::string model_arguments(const ModelSpec& m, std::int64_t seq_len) {
   if (m.qkv_bias && !m.o_bias) s += " --add-qkv-bias";
   if (!m.tied_embeddings) s += " --untie-embeddings-and-output-weights";
   if (m.is_moe()) s += arg("num-experts", m.experts) + arg("moe-router-topk", m.experts_per_token);
+  // Group-limited routing (DeepSeek's n_group / topk_group), which the dispatch was priced with.
+  if (m.is_moe() && m.routing_groups > 1) {
+    s += arg("moe-router-num-groups", m.routing_groups) + arg("moe-router-group-topk", m.groups_per_token);
+  }
   if (dense_layers) {
     // Megatron places the dense layers by a pattern; preflight counts them, as DeepSeek puts them first.
     s += arg("moe-ffn-hidden-size", m.intermediate) + " --moe-layer-freq '([0]*" + std::to_string(m.dense_layers) + "+[1]*" +
@@ -88,11 +92,11 @@ std::string megatron_arguments(const ExportPlan& p) {
     // Inside a node the all-to-all dispatcher; across nodes the flex dispatcher with DeepEP's
     // kernels, which send a token to a node once, as the step was simulated (stack_habits.cpp).
     const int ep_per_node = std::max(1, p.node->gpus_per_node / par.expert_tp());
-    if (par.expert_tp() != par.tp) s += arg("expert-tensor-parallel-size", par.expert_tp());
     s += arg("expert-model-parallel-size", par.ep) +
          (par.ep > ep_per_node ? " --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep"
                                : " --moe-token-dispatcher-type alltoall");
   }
+  if (par.expert_tp() != par.tp) s += arg("expert-tensor-parallel-size", par.expert_tp());
   if (par.cp > 1) s += arg("context-parallel-size", par.cp) + " --cp-comm-type p2p";
   if (stage == 1) s += " --use-distributed-optimizer";
   s += " \\\n ";

@@ -126,7 +126,6 @@ void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64
   }
   if (const auto ep = a.integer("expert-model-parallel-size", 1, 4096)) setup.set("config.parallelism.ep", *ep, file, "--expert-model-parallel-size");
   if (const auto etp = a.integer("expert-tensor-parallel-size", 1, 64)) setup.set("config.parallelism.etp", *etp, file, "--expert-tensor-parallel-size");
-  a.ignore(setup, {"expert-tensor-parallel-size"}, "not modelled: experts are split by tensor parallelism like the dense layers");
 }
 
 void recompute(ForeignObject& a, ImportedSetup& setup, std::int64_t layers, std::int64_t pp) {

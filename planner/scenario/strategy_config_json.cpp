@@ -44,6 +44,7 @@ void read_layout_fields(io::ObjectReader& r, StrategyConfig& c) {
     c.parallelism.interleave = static_cast<int>(p->optional_integer("interleave", 1, 64).value_or(1));
     c.parallelism.ep = static_cast<int>(p->optional_integer("ep", 1, 4096).value_or(1));
     c.parallelism.etp = static_cast<int>(p->optional_integer("etp", 1, 64).value_or(0));
+    if (c.parallelism.etp == c.parallelism.tp) c.parallelism.etp = 0;  // as tp: what tp's changes carry along
     c.parallelism.cp = static_cast<int>(p->optional_integer("cp", 1, 1024).value_or(1));
     p->finish();
   }

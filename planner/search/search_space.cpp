@@ -82,7 +82,7 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
         // dividing the experts and the data-parallel degree), on any of these layouts; beside
         // tp > 1 also whole experts (etp = 1, Megatron-Core's parallel folding), whose EP group may
         // take the tensor-parallel ranks too (ep dividing tp x dp).
-        const int dp = weight_replicas({tp, pp}, gpus);  // EP ranks come from the data- and context-parallel ones
+        const int dp = weight_replicas({tp, pp}, gpus);  // EP ranks: data- and context-parallel ones (and tp's when folded)
         for (int ep = 1; ep <= tp * dp; ep *= 2) {
           if (ep > 1 && (!model.is_moe() || model.experts % ep != 0)) break;
           for (const bool whole_experts : {false, true}) {

@@ -128,9 +128,9 @@ double segment_draw(double hours, const SegmentMoments& m, double log_q, double 
   double lost = 0.0, waited = 0.0;
   if (failures <= kExactLossDraws) {
     for (int i = 0; i < static_cast<int>(failures); ++i) {
-      // Inverse CDF of the truncated exponential. 1 - u p rounds by at most 2^-53, a relative error
-      // of 2^-53 / (u p) in the draw: nothing for the segments walked here, which mostly fail (p > 1/2),
-      // and std::log is 2.3x cheaper than std::log1p.
+      // Inverse CDF of the truncated exponential. 1 - u p rounds by at most 2^-54, which moves a draw
+      // by at most about 2^-54 / rate hours, nothing against a segment's hours; and std::log is 2.3x
+      // cheaper than std::log1p. 1 - u p stays >= 2^-53 (u < 1, p < 1 here), so the log is finite.
       lost += -std::log(1.0 - uniform01(rng) * m.failure_probability) / rate;
       waited += capacity_wait(wait_h, rng);
     }

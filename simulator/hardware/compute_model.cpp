@@ -400,7 +400,8 @@ LayerCost layer_cost(const Workload& w, const LayerCostInputs& in, const DeviceR
   // The MLP of each kind of layer, in its share of the layers: an expert layer's router, routed
   // experts and shared expert; a dense layer's MLP.
   in_share(kinds.front(), [&](LayerCost& k) {
-    if (m.is_moe()) half_linear(k, t, h, static_cast<double>(m.experts), a, frozen, r);  // router
+    // The router scores the rank's sequence-parallel shard (Megatron-Core's MoELayer routes before dispatch).
+    if (m.is_moe()) half_linear(k, st, h, static_cast<double>(m.experts), a, frozen, r);
     if (!m.is_moe()) {
       mlp(k, m, t, static_cast<double>(m.intermediate) / tp, a, frozen, fp8, fused, r);
     } else if (in.ep > 1) {

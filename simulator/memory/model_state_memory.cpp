@@ -104,8 +104,9 @@ ModelStateMemory ddp(const ParameterFootprint& f, const StateBytes& b, const Sha
 // all-reduced in one contiguous fp32 buffer (main_grad, the bucket itself: no copy), fp32 master
 // weights and Adam moments, which the distributed optimizer (zero1) shards over the data-parallel
 // replicas: 18 bytes per parameter, 6 + 12/d with it (Megatron-LM docs, distrib_optimizer.md). Under
-// expert parallelism a GPU's experts have d / ep replicas (the expert-data-parallel group), which
-// their optimizer state is sharded over.
+// expert parallelism a GPU's experts have d x tp / (ep x etp) replicas (the expert-data-parallel
+// group: d / ep when experts split over tp, d x tp / ep when whole), which their optimizer state is
+// sharded over.
 ModelStateMemory megatron(const ParameterFootprint& f, const StateBytes& b, const ShardingLayout& l) {
   const double p = f.trainable;
   ModelStateMemory m;

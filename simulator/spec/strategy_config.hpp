@@ -38,7 +38,8 @@ struct Parallelism {
   bool sequence_parallel = false;
   int interleave = 1;
   // Expert parallelism (Megatron-Core's expert_model_parallel_size): an expert model's routed
-  // experts split over ep of the data-parallel ranks, tokens sent to them by all-to-all.
+  // experts split over ep of the data-parallel ranks (of the tp x dp ones with etp = 1), tokens sent
+  // to them by all-to-all.
   int ep = 1;
   // Context parallelism (Megatron-Core's context_parallel_size, torchtitan's context_parallel_degree):
   // each sequence split over cp GPUs, keys and values passed around them in a ring during attention.

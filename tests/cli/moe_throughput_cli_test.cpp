@@ -122,6 +122,52 @@ TEST(MoeThroughput, FineGrainedExpertsOnOneNodePrintedAgainstMegatronBridge) {
   EXPECT_LT(qwen_error, 1.25);
 }
 
+// DeepSeek-V3's own pre-training (DeepSeek-AI, arXiv:2412.19437): 14.8 T tokens in 2,664 K H800
+// GPU-hours (Table 1; 2,788 K with context extension and post-training), on 2,048 H800 in nodes of 8
+// on NVLink (160 GB/s achieved) and 8 x 400 Gb/s InfiniBand (3.1, 3.2.2), as 16-way pipeline x
+// 64-way expert parallelism over 8 nodes x ZeRO-1 data parallelism, 4,096-token sequences, a batch
+// of 15,360 sequences after its ramp (4.2), fp8. 1,543 tokens/s per GPU. The run overlaps every
+// all-to-all with computation (DualPipe) and caches activations in fp8; preflight's Megatron step
+// exposes the all-to-alls and its 1F1B bubble, and the published run would not fit its activations
+// in 80 GB without full recompute here: the step time is compared, memory aside. Measured
+// (2026-12-03): -30% (3.80 M GPU-hours predicted), of which the exposed communication and bubble are
+// 9.9 s of the 28.4 s step; without them -7%.
+TEST(MoeThroughput, DeepSeekV3OwnPretrainingGpuHoursPrinted) {
+  const fs::path dir = test::scratch_dir("moe-deepseek-v3-own");
+  const double sequences = 15360.0;
+  const nlohmann::json scenario = {
+      {"name", "deepseek-v3-own-run"},
+      {"model", kConfigs + "DeepSeek-V3/config.json"},
+      {"training",
+       {{"tokens", 14.8e12}, {"seq_len", 4096}, {"global_batch_tokens", sequences * kSeqLen}, {"precision", "fp8"},
+        {"optimizer", "adamw"}, {"method", "full"}}},
+      {"constraints", {{"deadline_hours", 100000}}},
+      // DeepSeek's rental assumption, $2 per GPU-hour (Table 1), for the price the scenario needs.
+      {"clusters",
+       {{{"id", "deepseek-h800"}, {"gpu", "h800-80gb"}, {"gpus_per_node", 8}, {"max_nodes", 256}, {"intra_node_GBps", 200},
+         {"inter_node_Gbps", 3200}, {"host_memory_GiB", 2048}, {"local_nvme_GB", 8000}, {"usd_per_hour", 16.0}}}},
+      {"config",
+       {{"instance", "deepseek-h800"},
+        {"nodes", 256},
+        {"framework", "megatron"},
+        {"parallelism", {{"pp", 16}, {"ep", 64}}},
+        {"sharding", "zero1"},
+        {"activation_checkpointing", "none"},
+        {"micro_batch", 1}}}};
+  test::write_text(dir / "scenario.json", scenario.dump(2));
+  const test::CliResult r = test::run_preflight("simulate " + (dir / "scenario.json").string() + " --format json");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;  // 1: its activations do not fit here (above)
+  const nlohmann::json out = nlohmann::json::parse(r.out);
+  const double per_gpu = out.at("step").at("tokens_per_second").get<double>() / 2048.0;
+  const double gpu_hours = 14.8e12 / per_gpu / 3600.0;
+  const double error = per_gpu / (14.8e12 / (2664e3 * 3600.0)) - 1.0;
+  std::cout << "DeepSeek-V3's own run: " << gpu_hours / 1e6 << " M H800 GPU-hours predicted against 2.664 M (" << 100.0 * error
+            << "% in speed)\n";
+  // A known miss (see above): bounded, on the slow side, until DualPipe's overlap is modelled.
+  EXPECT_LT(error, 0.0);
+  EXPECT_GT(error, -0.40);
+}
+
 // What `export slurm` launches is the dispatcher the step was simulated with: inside a node
 // Megatron's all-to-all dispatcher, across nodes the flex dispatcher with DeepEP's kernels (a token
 // sent to a node once).
@@ -139,6 +185,22 @@ TEST(MoeThroughput, TheExportedDispatcherIsTheSimulatedOne) {
   EXPECT_NE(one_node.find("--expert-model-parallel-size 8 --moe-token-dispatcher-type alltoall"), std::string::npos) << one_node;
   const std::string two_nodes = exported(R"({"tp": 2, "sequence_parallel": true, "ep": 8})");  // 4 EP ranks a node
   EXPECT_NE(two_nodes.find("--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep"), std::string::npos) << two_nodes;
+  // Whole experts: a node's 8 GPUs are the EP group, and the script says so.
+  const std::string folded = exported(R"({"tp": 2, "sequence_parallel": true, "ep": 8, "etp": 1})");
+  EXPECT_NE(folded.find("--expert-tensor-parallel-size 1"), std::string::npos) << folded;
+  EXPECT_NE(folded.find("--moe-token-dispatcher-type alltoall"), std::string::npos) << folded;
+  // DeepSeek-V3's group-limited routing, which the dispatch was priced with.
+  const fs::path dir = test::scratch_dir("moe-export-deepseek");
+  nlohmann::json s = nlohmann::json::parse(test::read_text(scenario));
+  s["model"] = kConfigs + "DeepSeek-V3/config.json";
+  s["constraints"]["vram_headroom"] = 0.05;
+  test::write_text(dir / "scenario.json", s.dump());
+  const test::CliResult r = test::run_preflight(
+      "export slurm " + (dir / "scenario.json").string() +
+      R"( --config '{"instance": "aws/p5.48xlarge", "nodes": 128, "framework": "megatron", "sharding": "zero1", "micro_batch": 1, "activation_checkpointing": "full", )"
+      R"("parallelism": {"tp": 2, "sequence_parallel": true, "pp": 8, "ep": 64, "etp": 1}}')");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("--moe-router-num-groups 8 --moe-router-group-topk 4"), std::string::npos) << r.out;
 }
 
 }  // namespace
