@@ -104,7 +104,10 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
 
 std::vector<Sharding> sharding_choices(int gpus, int nodes, const Parallelism& layout, bool fsdp2) {
   if (model_parallel(layout)) {
-    if (gpus == layout.tp * layout.pp) return {Sharding::ddp};
+    // One replica of the weights leaves nothing to shard, unless whole experts spread over fewer EP
+    // ranks than tp (ep < tp with etp = 1) keep replicas of each expert that zero1 can shard.
+    const bool expert_replicas = layout.expert_tp() != layout.tp && layout.ep < layout.tp;
+    if (gpus == layout.tp * layout.pp && !expert_replicas) return {Sharding::ddp};
     std::vector<Sharding> s{Sharding::ddp, Sharding::zero1};
     if (fsdp2) s.push_back(Sharding::fsdp_full);
     if (fsdp2 && nodes > 1 && weight_replicas(layout, gpus) > nodes) s.push_back(Sharding::fsdp_hybrid);
