@@ -1,5 +1,7 @@
 #include "simulator/economics/job_exposure.hpp"
 
+#include "simulator/model/hypergeometric.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -9,20 +11,8 @@ namespace preflight {
 double hit_probability(int nodes, int removals, int alive) {
   if (nodes >= alive || removals >= alive || nodes + removals > alive) return 1.0;
   if (nodes <= 0 || removals <= 0) return 0.0;
-  // miss = C(F-N, k) / C(F, k) = prod_{i < m} (1 - M / (F - i)) with m = min(N, k), M = max(N, k): a
-  // product over the smaller of job and batch, summed as logs (accurate for tiny hit probabilities).
-  // Past kProductTerms terms, log-gamma: constant time, and the hit is then far from tiny.
-  constexpr int kProductTerms = 256;
-  const int m = std::min(nodes, removals);
-  const double f = alive, big = std::max(nodes, removals);
-  double log_miss = 0.0;
-  if (m <= kProductTerms) {
-    for (int i = 0; i < m; ++i) log_miss += std::log1p(-big / (f - i));
-  } else {
-    const double n = nodes, k = removals;
-    log_miss = std::lgamma(f - n + 1.0) + std::lgamma(f - k + 1.0) - std::lgamma(f + 1.0) - std::lgamma(f - n - k + 1.0);
-  }
-  return std::clamp(-std::expm1(log_miss), 0.0, 1.0);
+  // 1 - C(F-N, k) / C(F, k): the chance that none of the job's nodes is among the removed, subtracted.
+  return std::clamp(-std::expm1(log_probability_none_drawn(alive, nodes, removals)), 0.0, 1.0);
 }
 
 JobExposure job_exposure(const SpotTrace& trace, int nodes) {

@@ -362,7 +362,7 @@ LayerCost layer_cost(const Workload& w, const LayerCostInputs& in, const DeviceR
   const double q = static_cast<double>(m.q_dim()) / tp;  // this rank's heads
   const double kv = static_cast<double>(m.kv_dim()) / tp;
   const double st = in.sequence_parallel ? t / tp : t;  // tokens the norms and residuals see on this rank
-  const double routed = t * static_cast<double>(std::min(m.experts_per_token, m.experts));  // tokens through experts
+  const double routed = t * static_cast<double>(m.routed_per_token());  // tokens through experts
   const bool frozen = in.frozen_weights;
   const bool fp8 = in.stack.fp8_linears;
   const bool fused = in.stack.fused_elementwise;

@@ -23,7 +23,7 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
   const double s = static_cast<double>(in.seq_len);
   const double heads = static_cast<double>(m.heads);
   const double inter = static_cast<double>(m.intermediate);
-  const double top_k = static_cast<double>(std::min(m.experts_per_token, m.experts));
+  const double top_k = static_cast<double>(m.routed_per_token());
   const bool dropout = m.hidden_dropout > 0.0;
 
   LayerTerms t;

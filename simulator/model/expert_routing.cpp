@@ -1,39 +1,25 @@
 #include "simulator/model/expert_routing.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+
+#include "simulator/model/hypergeometric.hpp"
 
 namespace preflight {
 
 namespace {
 
-// C(a - b, k) / C(a, k): the chance that k experts drawn without replacement from a miss b of them.
-double miss_all(double a, double b, std::int64_t k) {
-  double p = 1.0;
-  for (std::int64_t i = 0; i < k; ++i) {
-    const double d = static_cast<double>(i);
-    if (a - b - d <= 0.0) return 0.0;
-    p *= (a - b - d) / (a - d);
-  }
-  return p;
-}
-
-// The hypergeometric chance that j of `drawn` draws from `total` land among `marked`.
-double hypergeometric(std::int64_t total, std::int64_t marked, std::int64_t drawn, std::int64_t j) {
-  // C(marked, j) C(total - marked, drawn - j) / C(total, drawn), as a product to stay in range.
-  if (j > marked || drawn - j > total - marked) return 0.0;
-  double p = 1.0;
-  for (std::int64_t i = 0; i < j; ++i) p *= static_cast<double>(marked - i) / static_cast<double>(j - i);
-  for (std::int64_t i = 0; i < drawn - j; ++i) p *= static_cast<double>(total - marked - i) / static_cast<double>(drawn - j - i);
-  for (std::int64_t i = 0; i < drawn; ++i) p *= static_cast<double>(drawn - i) / static_cast<double>(total - i);
-  return p;
+// The chance that k experts drawn without replacement from a pool miss a node's b of them.
+double miss_all(double pool, double b, std::int64_t k) {
+  return std::exp(log_probability_none_drawn(pool, b, static_cast<double>(k)));
 }
 
 }  // namespace
 
 double expected_nodes_reached(const ModelSpec& m, int nodes) {
   const std::int64_t experts = m.experts;
-  const std::int64_t k = std::min(m.experts_per_token, experts);
+  const std::int64_t k = m.routed_per_token();
   if (nodes <= 1) return 1.0;
   if (experts % nodes != 0) throw std::invalid_argument("expert nodes must divide the experts");
   const std::int64_t per_node = experts / nodes;
@@ -51,7 +37,7 @@ double expected_nodes_reached(const ModelSpec& m, int nodes) {
     const std::int64_t held = per_node / per_group;
     empty = 0.0;
     for (std::int64_t j = 0; j <= std::min(held, chosen); ++j) {
-      empty += hypergeometric(groups, held, chosen, j) * miss_all(pool, static_cast<double>(j * per_group), k);
+      empty += hypergeometric_probability(groups, held, chosen, j) * miss_all(pool, static_cast<double>(j * per_group), k);
     }
   }
   return static_cast<double>(nodes) * (1.0 - empty);

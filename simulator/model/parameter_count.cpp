@@ -102,7 +102,7 @@ ParameterCount count_parameters(const ModelSpec& m) {
     add_mlp(experts, m, m.intermediate, m.experts);
     const std::int64_t all_routed = mlp_params(experts);
     c.routed_mlp_per_layer = all_routed;
-    c.mlp_active_per_layer = c.mlp_per_layer - all_routed + all_routed / m.experts * std::min(m.experts_per_token, m.experts);
+    c.mlp_active_per_layer = c.mlp_per_layer - all_routed + all_routed / m.experts * m.routed_per_token();
   }
   if (kinds.size() > 1) {
     c.dense_layers = kinds.back().layers;

@@ -2,6 +2,7 @@
 // The architecture of a decoder-only transformer, as far as memory and FLOPs depend on it.
 // Built from a Hugging Face config.json (planner/catalog/hf_model_config.hpp); knows nothing about files.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -82,6 +83,9 @@ struct ModelSpec {
   bool is_moe() const { return experts > 1; }
   bool is_mla() const { return mla.kv_rank > 0; }
   std::int64_t expert_layers() const { return is_moe() ? layers - dense_layers : 0; }
+  double expert_layer_share() const { return static_cast<double>(expert_layers()) / static_cast<double>(layers); }
+  // The experts a token is routed to (top-k, never more than there are).
+  std::int64_t routed_per_token() const { return std::min(experts_per_token, experts); }
   // Query and key head width; under MLA head_dim is the query/key width (nope + rope) and the
   // values are narrower.
   std::int64_t v_head_dim() const { return is_mla() ? mla.v_dim : head_dim; }

@@ -3,9 +3,8 @@
 // EP ranks that hold its top-k experts and its outputs are sent back, an all-to-all each way over the
 // EP group, on the critical path (the experts cannot start before their tokens arrive); backward
 // sends the gradients the same two ways. Megatron takes the EP ranks from the data-parallel ones (and
-// the tensor-parallel ones with etp = 1),
-// the experts' tensor-parallel ranks innermost, so a node holds gpus_per_node / etp ranks of an EP
-// group (gpus_per_node / tp by default; all of them when etp = 1 folds tp into the EP group).
+// the tensor-parallel ones with etp = 1), the experts' own tensor-parallel ranks innermost, so a node
+// holds gpus_per_node / etp ranks of an EP group: gpus_per_node / tp by default, all with etp = 1.
 
 #include "simulator/step/graph_writer.hpp"
 #include "simulator/step/step_context.hpp"

@@ -15,7 +15,7 @@ double TensorParallel::collectives_seconds(bool backward) const {
   // there (the all-to-all moves its tokens) unless a shared expert, split over tp, needs them.
   const ModelSpec& model = c_.model;
   const bool whole_experts = c_.config.parallelism.expert_tp() != tp && model.shared_intermediate == 0;
-  const double share = whole_experts ? 1.0 - 0.5 * static_cast<double>(model.expert_layers()) / static_cast<double>(model.layers) : 1.0;
+  const double share = whole_experts ? 1.0 - 0.5 * model.expert_layer_share() : 1.0;
   if (!c_.config.parallelism.sequence_parallel) return share * 2.0 * m.seconds(CollectiveOp::all_reduce, bytes, group);
   const double gather = m.seconds(CollectiveOp::all_gather, bytes, group);
   return share * (2.0 * (gather + m.seconds(CollectiveOp::reduce_scatter, bytes, group)) + (backward ? 2.0 * gather : 0.0));

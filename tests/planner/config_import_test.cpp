@@ -127,24 +127,26 @@ TEST(ConfigImport, MegatronArgumentsAreTheArchitecture) {
   EXPECT_EQ(value_of(s, "training.framework"), "megatron");
 }
 
+// A Megatron-LM launch of Mixtral's shape with `experts` experts on `nodes` nodes of 8 and `layout`'s arguments.
+std::string mixtral_launch(int nodes, const std::string& layout, int experts) {
+  return "torchrun --nproc_per_node 8 --nnodes " + std::to_string(nodes) + " pretrain_gpt.py " + layout +
+         " --num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 --group-query-attention "
+         "--num-query-groups 8 --swiglu --normalization RMSNorm --num-experts " + std::to_string(experts) +
+         " --moe-router-topk 2 --seq-length 4096 --max-position-embeddings 32768 --vocab-size 32000 --micro-batch-size 1 "
+         "--global-batch-size 256 --bf16 --use-distributed-optimizer\n";
+}
+
 TEST(ConfigImport, MegatronExpertParallelismIsTheLayoutsEp) {
-  const ImportedSetup s = imported(
-      "torchrun --nproc_per_node 8 --nnodes 8 pretrain_gpt.py --pipeline-model-parallel-size 2 --expert-model-parallel-size 8 "
-      "--num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 --group-query-attention "
-      "--num-query-groups 8 --swiglu --normalization RMSNorm --num-experts 8 --moe-router-topk 2 --seq-length 4096 "
-      "--max-position-embeddings 32768 --vocab-size 32000 --micro-batch-size 1 --global-batch-size 256 --bf16 --use-distributed-optimizer\n",
-      "mixtral.sh");
+  const ImportedSetup s =
+      imported(mixtral_launch(8, "--pipeline-model-parallel-size 2 --expert-model-parallel-size 8", 8), "mixtral.sh");
   EXPECT_EQ(value_of(s, "config.parallelism.ep"), 8);
   EXPECT_EQ(value_of(s, "config.parallelism.pp"), 2);
   EXPECT_EQ(value_of(s, "model")["num_local_experts"], 8);
   // Whole experts (parallel folding): ep 16 over tp 2 x dp 8, as `export` writes it back.
   const ImportedSetup folded = imported(
-      "torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py --tensor-model-parallel-size 2 --sequence-parallel "
-      "--expert-tensor-parallel-size 1 --expert-model-parallel-size 16 --moe-token-dispatcher-type flex "
-      "--moe-flex-dispatcher-backend deepep --num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 "
-      "--num-attention-heads 32 --group-query-attention --num-query-groups 8 --swiglu --normalization RMSNorm "
-      "--num-experts 16 --moe-router-topk 2 --seq-length 4096 --max-position-embeddings 32768 --vocab-size 32000 "
-      "--micro-batch-size 1 --global-batch-size 256 --bf16 --use-distributed-optimizer\n",
+      mixtral_launch(2, "--tensor-model-parallel-size 2 --sequence-parallel --expert-tensor-parallel-size 1 "
+                        "--expert-model-parallel-size 16 --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep",
+                     16),
       "folded.sh");
   EXPECT_EQ(value_of(folded, "config.parallelism.etp"), 1);
   EXPECT_EQ(value_of(folded, "config.parallelism.ep"), 16);

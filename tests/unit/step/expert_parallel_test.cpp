@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "simulator/hardware/collective_defaults.hpp"
@@ -166,24 +167,36 @@ TEST(ExpertParallel, WholeExpertsModelStatesByHand) {
   EXPECT_NEAR(g.optimizer, 12.0 * 46'702'792'704.0 / 64.0, 1.0);
 }
 
-// An expert layer of whole experts needs none of the MLP's tensor-parallel collectives (half of a
-// layer's under sequence parallelism), and its EP group takes a node's 8 GPUs (8 / tp before): the
-// same 8 EP ranks now sit on one node, so the all-to-all stays on NVLink.
-TEST(ExpertParallel, WholeExpertsDropTheMlpsTensorParallelCollectives) {
+// An expert layer of whole experts keeps only the attention's tensor-parallel collectives: under
+// sequence parallelism one all-gather and one reduce-scatter of the layer's 2 x 4,096 x 4,096 bytes
+// per forward (and recompute) pass over the 2 tp ranks, and one more all-gather backward (before:
+// the MLP's pair too). Its EP group of 8 takes a node's 8 GPUs, so each dispatch and combine is an
+// all-to-all on NVLink of the rank's 2,048 sequence-parallel tokens x top-2 x 4,096 x 2 bytes.
+TEST(ExpertParallel, WholeExpertsKeepTheAttentionsCollectivesAndANodesAllToAll) {
   Mixtral m;
-  const auto tensor_parallel_seconds = [](const StepGraph& g) {
-    double s = 0.0;
-    for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
-      if (std::string(g.graph.task(id).name) == "tensor-parallel" && g.micro_batch[id] == 0) s += g.graph.task(id).seconds;
-    }
-    return s;
-  };
-  const StepGraph split = build_step_graph(m.inputs(8, 1, 2));
+  const AnalyticalCollectives links{link_bandwidths(m.node)};
+  const double boundary = 2.0 * 4096.0 * 4096.0;
+  const double gather = links.seconds(CollectiveOp::all_gather, boundary, {2, 2});
+  const double scatter = links.seconds(CollectiveOp::reduce_scatter, boundary, {2, 2});
+  const double all_to_all = links.seconds(CollectiveOp::all_to_all, 2.0 * 2048.0 * 2.0 * 4096.0, {8, 8});
   const StepGraph whole = build_step_graph(m.inputs(8, 1, 2, 8, 1));
-  EXPECT_NEAR(tensor_parallel_seconds(whole), 0.5 * tensor_parallel_seconds(split), 1e-12);
-  const StepSimulation a = simulate_step(m.inputs(8, 1, 2));
-  const StepSimulation b = simulate_step(m.inputs(8, 1, 2, 8, 1));
-  EXPECT_LT(b.time.comm_exposed_seconds, a.time.comm_exposed_seconds);
+  int forward = 0, backward = 0, dispatch = 0;
+  for (engine::TaskId id = 0; id < whole.graph.task_count(); ++id) {
+    if (whole.micro_batch[id] != 0) continue;
+    const engine::Task& t = whole.graph.task(id);
+    const std::string name(t.name);
+    if (name == "tensor-parallel" && std::abs(t.seconds - (gather + scatter)) < 1e-12) ++forward;
+    if (name == "tensor-parallel" && std::abs(t.seconds - (2.0 * gather + scatter)) < 1e-12) ++backward;
+    if (name.starts_with("expert all-to-all")) {
+      EXPECT_NEAR(t.seconds, 2.0 * all_to_all, 1e-12);  // dispatch and combine
+      ++dispatch;
+    }
+  }
+  EXPECT_EQ(forward, 2 * 32);  // forward and full recompute of 32 layers
+  EXPECT_EQ(backward, 32);
+  EXPECT_EQ(dispatch, 3 * 32);
+  const StepSimulation split = simulate_step(m.inputs(8, 1, 2));
+  EXPECT_LT(simulate_step(m.inputs(8, 1, 2, 8, 1)).time.comm_exposed_seconds, split.time.comm_exposed_seconds);
 }
 
 TEST(ExpertParallel, RefusedWhereMegatronCannotRunIt) {
