@@ -97,6 +97,7 @@ std::string megatron_arguments(const ExportPlan& p) {
                                : " --moe-token-dispatcher-type alltoall");
   }
   if (par.expert_tp() != par.tp) s += arg("expert-tensor-parallel-size", par.expert_tp());
+  if (par.ep_comm_overlap) s += " --overlap-moe-expert-parallel-comm";
   if (par.cp > 1) s += arg("context-parallel-size", par.cp) + " --cp-comm-type p2p";
   if (stage == 1) s += " --use-distributed-optimizer";
   s += " \\\n ";

@@ -126,6 +126,9 @@ void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64
   }
   if (const auto ep = a.integer("expert-model-parallel-size", 1, 4096)) setup.set("config.parallelism.ep", *ep, file, "--expert-model-parallel-size");
   if (const auto etp = a.integer("expert-tensor-parallel-size", 1, 64)) setup.set("config.parallelism.etp", *etp, file, "--expert-tensor-parallel-size");
+  if (const std::optional<bool> overlap = a.boolean("overlap-moe-expert-parallel-comm"); overlap && *overlap) {
+    setup.set("config.parallelism.ep_comm_overlap", true, file, "--overlap-moe-expert-parallel-comm");
+  }
 }
 
 void recompute(ForeignObject& a, ImportedSetup& setup, std::int64_t layers, std::int64_t pp) {

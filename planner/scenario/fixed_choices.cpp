@@ -31,7 +31,8 @@ void describe(std::string& out, const char* what, const std::optional<T>& v) {
 bool FixedChoices::allows_group(int n, int g, const Parallelism& layout, Sharding s, Framework f) const {
   return allows(nodes, n) && allows(gpus, g) && allows(tp, layout.tp) && allows(pp, layout.pp) && allows(interleave, layout.interleave) &&
          allows(ep, layout.ep) && allows(cp, layout.cp) && allows(etp, layout.expert_tp()) &&
-         allows(sequence_parallel, layout.sequence_parallel) && allows(sharding, s) && allows(framework, f);
+         allows(sequence_parallel, layout.sequence_parallel) &&
+         allows(ep_comm_overlap, layout.ep_comm_overlap) && allows(sharding, s) && allows(framework, f);
 }
 
 bool FixedChoices::allows_batch(std::int64_t mb, std::int64_t accum) const {
@@ -61,6 +62,7 @@ std::string FixedChoices::text() const {
   describe(out, "ep", ep);
   describe(out, "cp", cp);
   describe(out, "etp", etp);
+  describe(out, "expert all-to-all overlap", ep_comm_overlap);
   describe(out, "sharding", sharding);
   describe(out, "optimizer offload", offload_optimizer);
   describe(out, "parameter offload", offload_params);
@@ -93,6 +95,7 @@ FixedChoices read_fixed_choices(io::ObjectReader& r) {
     if (const auto v = p->optional_integer("cp", 1, 1024)) f.cp = static_cast<int>(*v);
     if (const auto v = p->optional_integer("etp", 1, 64)) f.etp = static_cast<int>(*v);
     f.sequence_parallel = p->optional_boolean("sequence_parallel");
+    f.ep_comm_overlap = p->optional_boolean("ep_comm_overlap");
     p->finish();
   }
   f.sharding = r.optional_enum("sharding", kShardingNames);

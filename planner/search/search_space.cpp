@@ -93,6 +93,9 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
             for (const int cp : context_parallel_choices(job, gpus, tp, pp)) {
               if (tp == 1 && pp == 1 && ep == 1 && cp == 1) continue;  // plain data parallelism, first above
               out.push_back({tp, pp, tp > 1, interleave, ep, cp, whole_experts ? 1 : 0});
+              // Megatron-Core's combined 1F1B hides the all-to-alls behind the other micro-batch's
+              // compute (beside pipelining, with virtual stages only): both are offered.
+              if (ep > 1 && (pp == 1 || interleave > 1)) out.push_back({tp, pp, tp > 1, interleave, ep, cp, whole_experts ? 1 : 0, true});
             }
           }
         }

@@ -16,6 +16,7 @@ std::string layout_text(const Parallelism& p) {
   }
   if (p.ep > 1) s += (s.empty() ? "" : ", ") + std::string("ep ") + std::to_string(p.ep);
   if (p.expert_tp() != p.tp) s += " (etp " + std::to_string(p.expert_tp()) + ")";
+  if (p.ep_comm_overlap) s += " + a2a overlap";
   if (p.cp > 1) s += (s.empty() ? "" : ", ") + std::string("cp ") + std::to_string(p.cp);
   return s;
 }

@@ -120,6 +120,18 @@ LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& c) {
     return {"parallelism.etp", "expert tensor parallelism is Megatron-Core's (--expert-tensor-parallel-size); " + to_string(framework) +
                                    " splits experts as it splits the rest"};
   }
+  if (c.parallelism.ep_comm_overlap) {
+    if (framework != Framework::megatron) {
+      return {"parallelism.ep_comm_overlap", "overlapping the expert all-to-alls is Megatron-Core's "
+                                             "(--overlap-moe-expert-parallel-comm); " + to_string(framework) + " runs them in line"};
+    }
+    // Megatron-Core's TransformerConfig refuses it beside full recompute (a recomputed layer would
+    // dispatch again inside the other micro-batch's pass).
+    if (c.recompute == Recompute::full) {
+      return {"parallelism.ep_comm_overlap", "Megatron-Core overlaps the expert all-to-alls only without full recompute "
+                                             "(selective or none)"};
+    }
+  }
   if (c.parallelism.cp > 1 && framework != Framework::megatron && framework != Framework::torchtitan) {
     return {"parallelism.cp", "context parallelism runs on megatron (context_parallel_size) and torchtitan "
                               "(context_parallel_degree) here; " + to_string(framework) + " trains with cp = 1"};

@@ -48,6 +48,15 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p, int gpus, in
                                   " needs sequence_parallel: each tensor-parallel rank dispatches its own slice of the tokens");
     }
   }
+  if (p.ep_comm_overlap && p.ep == 1) {
+    fail("parallelism.ep_comm_overlap", "overlapping the expert all-to-alls needs expert parallelism (ep > 1)");
+  }
+  // Megatron-Core's TransformerConfig: "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size
+  // must be specified when pipeline_model_parallel_size > 1".
+  if (p.ep_comm_overlap && p.pp > 1 && p.interleave == 1) {
+    fail("parallelism.ep_comm_overlap", "Megatron-Core overlaps the expert all-to-alls beside pipelining only with "
+                                        "virtual stages: interleave > 1 with pp = " + std::to_string(p.pp));
+  }
   if (p.ep > 1) {
     if (!m.is_moe()) fail("parallelism.ep", "expert parallelism needs a model with experts; " + m.id + " has none");
     const int dp = weight_replicas(p, gpus);

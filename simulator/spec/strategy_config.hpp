@@ -50,6 +50,12 @@ struct Parallelism {
   // tensor-parallel ranks into the expert-parallel group ("MoE parallel folding"), so ep may reach
   // tp x dp and the expert layer needs no tensor-parallel collectives of its own.
   int etp = 0;
+  // Megatron-Core's --overlap-moe-expert-parallel-comm (its combined 1F1B schedule, after DeepSeek-V3's
+  // DualPipe): the forward of one micro-batch runs beside the backward of the one before, layer by
+  // layer, so each one's all-to-alls hide behind the other's compute (the forward stores a layer's
+  // activations as the backward beside it frees one). Megatron-Core refuses it beside full recompute,
+  // and beside pipelining without virtual stages.
+  bool ep_comm_overlap = false;
   int expert_tp() const { return etp > 0 ? etp : tp; }
 };
 

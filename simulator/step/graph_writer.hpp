@@ -55,6 +55,9 @@ class GraphWriter {
     out_.kernels.reserve(tasks);
     out_.graph.reserve(tasks, 2 * tasks);
   }
+  // Tensor-parallel collectives run on the compute stream from here on: they block compute instead of
+  // overlapping another micro-batch's.
+  void tensor_parallel_on_compute_stream() { resources_.tp_link = resources_.compute; }
   // Tasks added from here on belong to this micro-batch (-1: none, the optimizer step).
   void set_micro_batch(std::int32_t micro_batch) { micro_batch_ = micro_batch; }
   StepGraph& graph() { return out_; }

@@ -3,8 +3,14 @@
 namespace preflight {
 
 Pipeline::Pipeline(const StepContext& context, GraphWriter& graph, HostDispatch& host, const TensorParallel& tensor_parallel,
-                   const ContextParallel& context_parallel)
-    : c_(context), g_(graph), host_(host), tp_(tensor_parallel), cp_(context_parallel), transfer_seconds_(transfer_seconds()) {}
+                   const ExpertParallel& expert_parallel, const ContextParallel& context_parallel)
+    : c_(context),
+      g_(graph),
+      host_(host),
+      tp_(tensor_parallel),
+      ep_(expert_parallel),
+      cp_(context_parallel),
+      transfer_seconds_(transfer_seconds()) {}
 
 double Pipeline::transfer_seconds() const {
   if (c_.stages.pp == 1) return 0.0;
@@ -15,9 +21,10 @@ double Pipeline::transfer_seconds() const {
 
 double Pipeline::stage_micro_batch_seconds() const {
   const double forwards = c_.config.recompute == Recompute::full ? 2.0 : 1.0;
+  // The expert all-to-alls too: filling and draining, a stage has no other micro-batch to hide them behind.
   const double layer = c_.layer.forward.seconds + c_.recompute_seconds() + c_.layer.backward.seconds +
-                       forwards * (tp_.pass_seconds(false) + cp_.pass_seconds(false)) + tp_.pass_seconds(true) +
-                       cp_.pass_seconds(true);
+                       forwards * (tp_.pass_seconds(false) + cp_.pass_seconds(false) + ep_.pass_seconds()) +
+                       tp_.pass_seconds(true) + cp_.pass_seconds(true) + ep_.pass_seconds();
   return static_cast<double>(c_.stages.layers_per_stage) * layer + 2.0 * transfer_seconds_;
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "simulator/step/context_parallel.hpp"
+#include "simulator/step/expert_parallel.hpp"
 #include "simulator/step/graph_writer.hpp"
 #include "simulator/step/host_dispatch.hpp"
 #include "simulator/step/step_context.hpp"
@@ -19,7 +20,7 @@ namespace preflight {
 class Pipeline {
  public:
   Pipeline(const StepContext& context, GraphWriter& graph, HostDispatch& host, const TensorParallel& tensor_parallel,
-           const ContextParallel& context_parallel);
+           const ExpertParallel& expert_parallel, const ContextParallel& context_parallel);
 
   // The fill and drain before this stage's first micro-batch; none without pipelining. The stage's
   // host blocks on its first receive as well.
@@ -42,6 +43,7 @@ class Pipeline {
   GraphWriter& g_;
   HostDispatch& host_;
   const TensorParallel& tp_;
+  const ExpertParallel& ep_;
   const ContextParallel& cp_;
   double transfer_seconds_ = 0.0;
 };

@@ -15,15 +15,21 @@ StepBuilder::StepBuilder(const StepInputs& in)
       tp_(c_, g_),
       ep_(c_, g_),
       cp_(c_, g_),
-      pipeline_(c_, g_, host_, tp_, cp_),
-      sharded_(c_, g_) {
+      pipeline_(c_, g_, host_, tp_, ep_, cp_),
+      sharded_(c_, g_),
+      paired_(c_.config.parallelism.ep_comm_overlap && c_.config.grad_accum >= 2) {
   const MemoryBreakdown& m = in.memory.gpu;
   // The timeline allocates activations, logits and gathered parameters itself; the rest is resident,
   // and so are the activations of the other micro-batches a pipeline stage holds under 1F1B (counted
-  // from the whole step's accumulation, also when simulate_step builds a shortened graph).
+  // from the whole step's accumulation, also when simulate_step builds a shortened graph). Paired
+  // micro-batches hold about one between them (the forward stores a layer as the backward beside it
+  // frees one), which the timeline tracks itself.
   g_.graph().graph.resident_bytes = m.total() - m.activations - m.logits - m.gathered_params +
                                     (in.memory.in_flight_micro_batches - 1.0) * c_.activations.per_layer_stored *
                                         static_cast<double>(c_.stages.layers_per_stage);
+  // Megatron runs the tensor-parallel collectives on the compute stream (without its userbuffer
+  // overlap): beside another micro-batch's pass they hold the stream, they hide behind nothing.
+  if (paired_) g_.tensor_parallel_on_compute_stream();
 }
 
 StepGraph StepBuilder::build() {
@@ -33,10 +39,14 @@ StepGraph StepBuilder::build() {
   g_.reserve(kTasksPerLayerAndMicroBatch * static_cast<std::size_t>(c_.stages.layers_per_stage) *
                  static_cast<std::size_t>(accumulation) + 64);
   std::optional<TaskId> previous = pipeline_.bubble();
-  for (std::int64_t mb = 0; mb < accumulation; ++mb) {
-    g_.set_micro_batch(static_cast<std::int32_t>(mb));
-    previous = micro_batch(previous, static_cast<int>(mb), mb + 1 == accumulation);
-    g_.graph().micro_batch_end.push_back(*previous);
+  if (paired_) {
+    previous = paired_micro_batches(previous, static_cast<int>(accumulation));
+  } else {
+    for (std::int64_t mb = 0; mb < accumulation; ++mb) {
+      g_.set_micro_batch(static_cast<std::int32_t>(mb));
+      previous = micro_batch(previous, static_cast<int>(mb), mb + 1 == accumulation);
+      g_.graph().micro_batch_end.push_back(*previous);
+    }
   }
   g_.set_micro_batch(-1);
   gather_updated_parameters(c_, g_, add_optimizer_step(c_, g_, *previous, gradient_syncs_));
@@ -63,74 +73,129 @@ TaskId StepBuilder::compute(Pass& p, TaskKind kind, std::string_view name, int i
   return t;
 }
 
-void StepBuilder::forward_pass(Pass& p, std::optional<TaskId> start) {
+void StepBuilder::forward_layer(Pass& p, int l, std::optional<TaskId> start, double slowdown) {
   const FrameworkMeasurement& f = host_.framework();
   const double gathered = c_.scheme.stage == 3 ? c_.gathered_bytes() : 0.0;
   // Under full recompute the first forward runs without autograd (checkpointing keeps no graph).
   const double host = c_.config.recompute == Recompute::full ? f.layer_forward_no_grad_seconds : f.layer_forward_seconds;
-  for (int l = 0; l < c_.stage_layers(); ++l) {
-    const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather fwd", start);
-    compute(p, TaskKind::compute, "forward", l, c_.layer.forward, c_.forward_slowdown, c_.activations.per_layer_stored,
-            gathered, ready, host);
-    cp_.sync(p, l);
-    tp_.sync(p, l);
-    ep_.sync(p, l);
-  }
+  const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather fwd", start);
+  compute(p, TaskKind::compute, "forward", l, c_.layer.forward, slowdown, c_.activations.per_layer_stored, gathered, ready, host);
+  cp_.sync(p, l);
+  tp_.sync(p, l);
+  ep_.sync(p, l);
 }
 
-void StepBuilder::backward_pass(Pass& p, std::optional<TaskId> start, bool last) {
+void StepBuilder::backward_layer(Pass& p, int l, std::optional<TaskId> start, double slowdown, bool last,
+                                 GradientBuckets& buckets) {
   const FrameworkMeasurement& f = host_.framework();
   const bool sharded = c_.scheme.stage == 3;
   const bool full = c_.config.recompute == Recompute::full;
   const PassCost* recompute = c_.recompute_pass();
-  const double slowdown = last ? c_.synced_backward_slowdown : c_.backward_slowdown;
   const double freed = c_.activations.per_layer_stored + (full ? c_.activations.recompute_working : 0.0) +
                        (sharded ? c_.gathered_bytes() : 0.0);
-  GradientBuckets buckets(c_, g_, last && !sharded, gradient_syncs_);
-  for (int l = c_.stage_layers() - 1; l >= 0; --l) {
-    const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather bwd", start);
-    if (recompute != nullptr) {
-      const double host = full ? f.layer_backward_with_recompute_seconds - f.layer_backward_seconds : 0.0;
-      compute(p, TaskKind::recompute, "recompute", l, *recompute, slowdown, full ? c_.activations.recompute_working : 0.0,
-              0.0, ready, host);
-      if (full) {
-        cp_.sync(p, l);  // the recomputed attention runs the ring again
-        tp_.sync(p, l);
-        ep_.sync(p, l);  // recompute re-dispatches the layer's tokens (Megatron-Core's recomputed MoE layer)
-      }
-    }
-    const TaskId bwd =
-        compute(p, TaskKind::compute, "backward", l, c_.layer.backward, slowdown, 0.0, freed, ready, f.layer_backward_seconds);
-    cp_.sync(p, l, true);
-    tp_.sync(p, l, true);
-    ep_.sync(p, l, true);
-    if (sharded) {
-      sharded_.reduce_layer_gradients(bwd, l, last, gradient_syncs_);
-    } else {
-      buckets.add_layer(bwd);
+  const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather bwd", start);
+  if (recompute != nullptr) {
+    const double host = full ? f.layer_backward_with_recompute_seconds - f.layer_backward_seconds : 0.0;
+    compute(p, TaskKind::recompute, "recompute", l, *recompute, slowdown, full ? c_.activations.recompute_working : 0.0,
+            0.0, ready, host);
+    if (full) {
+      cp_.sync(p, l);  // the recomputed attention runs the ring again
+      tp_.sync(p, l);
+      ep_.sync(p, l);  // recompute re-dispatches the layer's tokens (Megatron-Core's recomputed MoE layer)
     }
   }
+  const TaskId bwd =
+      compute(p, TaskKind::compute, "backward", l, c_.layer.backward, slowdown, 0.0, freed, ready, f.layer_backward_seconds);
+  cp_.sync(p, l, true);
+  tp_.sync(p, l, true);
+  ep_.sync(p, l, true);
+  if (sharded) {
+    sharded_.reduce_layer_gradients(bwd, l, last, gradient_syncs_);
+  } else {
+    buckets.add_layer(bwd);
+  }
+}
+
+void StepBuilder::forward_pass(Pass& p, std::optional<TaskId> start) {
+  for (int l = 0; l < c_.stage_layers(); ++l) forward_layer(p, l, start, c_.forward_slowdown);
+}
+
+void StepBuilder::backward_pass(Pass& p, std::optional<TaskId> start, bool last) {
+  const bool sharded = c_.scheme.stage == 3;
+  GradientBuckets buckets(c_, g_, last && !sharded, gradient_syncs_);
+  const double slowdown = last ? c_.synced_backward_slowdown : c_.backward_slowdown;
+  for (int l = c_.stage_layers() - 1; l >= 0; --l) backward_layer(p, l, start, slowdown, last, buckets);
   buckets.flush(*p.chain);
 }
 
-TaskId StepBuilder::micro_batch(std::optional<TaskId> previous, int mb, bool last) {
-  const FrameworkMeasurement& f = host_.framework();
-  Pass p;
-  p.chain = previous;
+void StepBuilder::start_micro_batch(Pass& p, std::optional<TaskId> previous, int mb) {
   // The host reads something back from the GPU once per micro-batch (HF Trainer's NaN/inf check of
   // the loss, Megatron's broadcast of the batch sizes), so it starts issuing a micro-batch only once
   // the previous one has finished on the GPU.
   if (previous && !host_.waiting()) host_.wait_for(*previous);
   // Under pipelining this is the last stage (it also runs the head: the slowest stage).
   pipeline_.receive(p, "receive activations", mb);
-  forward_pass(p, previous);
+}
+
+TaskId StepBuilder::head(Pass& p, int mb, std::optional<TaskId> ready) {
+  const FrameworkMeasurement& f = host_.framework();
   const double head_memory = c_.activations.logits + c_.activations.outside_layers;
   const TaskId head_fwd =
-      compute(p, TaskKind::compute, "head forward", mb, c_.head.forward, 1.0, head_memory, 0.0, {}, f.head_forward_seconds);
+      compute(p, TaskKind::compute, "head forward", mb, c_.head.forward, 1.0, head_memory, 0.0, ready, f.head_forward_seconds);
   compute(p, TaskKind::compute, "head backward", mb, c_.head.backward, 1.0, 0.0, head_memory, {}, f.head_backward_seconds);
   pipeline_.receive(p, "send gradients", mb);
+  return head_fwd;
+}
+
+TaskId StepBuilder::micro_batch(std::optional<TaskId> previous, int mb, bool last) {
+  Pass p;
+  p.chain = previous;
+  start_micro_batch(p, previous, mb);
+  forward_pass(p, previous);
+  const TaskId head_fwd = head(p, mb);
   backward_pass(p, head_fwd, last);
   return *p.chain;
+}
+
+TaskId StepBuilder::paired_micro_batches(std::optional<TaskId> previous, int count) {
+  // Compute that an all-to-all of the other micro-batch overlaps is slowed as under any collective.
+  const double a2a = ep_.pass_seconds();
+  const double forward_slowdown = c_.forward_slowdown * c_.overlap_slowdown(a2a, c_.layer.forward.seconds);
+  const double backward_slowdown =
+      c_.backward_slowdown * c_.overlap_slowdown(a2a, c_.layer.backward.seconds + c_.recompute_seconds());
+  const int layers = c_.stage_layers();
+  // Warm-up: the first forward alone.
+  g_.set_micro_batch(0);
+  Pass behind;  // the micro-batch whose backward runs next
+  behind.chain = previous;
+  start_micro_batch(behind, previous, 0);
+  forward_pass(behind, previous);
+  TaskId behind_head = head(behind, 0);
+  for (int mb = 1; mb < count; ++mb) {
+    // Forward of mb beside the backward of mb - 1, a layer of each in turn (the first forward layer
+    // beside the last backward one), both after the head of mb - 1.
+    Pass ahead;
+    ahead.chain = behind.chain;
+    g_.set_micro_batch(mb);
+    start_micro_batch(ahead, behind.chain, mb);
+    GradientBuckets buckets(c_, g_, false, gradient_syncs_);
+    for (int k = 0; k < layers; ++k) {
+      g_.set_micro_batch(mb);
+      forward_layer(ahead, k, ahead.chain, forward_slowdown);
+      g_.set_micro_batch(mb - 1);
+      backward_layer(behind, layers - 1 - k, behind_head, backward_slowdown, false, buckets);
+    }
+    buckets.flush(*behind.chain);
+    g_.graph().micro_batch_end.push_back(*behind.chain);
+    g_.set_micro_batch(mb);
+    behind_head = head(ahead, mb, behind.chain);  // after both: the stream runs them in issue order
+    behind = std::move(ahead);
+  }
+  // Cool-down: the last backward alone, which synchronises the gradients.
+  g_.set_micro_batch(count - 1);
+  backward_pass(behind, behind_head, true);
+  g_.graph().micro_batch_end.push_back(*behind.chain);
+  return *behind.chain;
 }
 
 }  // namespace preflight

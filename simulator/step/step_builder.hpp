@@ -28,10 +28,23 @@ class StepBuilder {
   // overlapping it), issued by the host first; returns its task.
   engine::TaskId compute(Pass& p, TaskKind kind, std::string_view name, int index, const PassCost& work, double slowdown,
                          double alloc, double free, std::optional<engine::TaskId> ready, double host_seconds);
+  // One layer's pass with what its strategy adds around it (fetches, collectives, gradient buckets).
+  void forward_layer(Pass& p, int layer, std::optional<engine::TaskId> start, double slowdown);
+  void backward_layer(Pass& p, int layer, std::optional<engine::TaskId> start, double slowdown, bool last,
+                      GradientBuckets& buckets);
   void forward_pass(Pass& p, std::optional<engine::TaskId> start);
   void backward_pass(Pass& p, std::optional<engine::TaskId> start, bool last);
+  // What a micro-batch waits for before its forward: the host's sync and the stage's input.
+  void start_micro_batch(Pass& p, std::optional<engine::TaskId> previous, int mb);
+  // The head after a forward (logits, loss, their backward) and the gradient from the next stage;
+  // returns the head's forward task, which also waits for `ready`.
+  engine::TaskId head(Pass& p, int mb, std::optional<engine::TaskId> ready = std::nullopt);
   // Forward and backward of one micro-batch; returns its last task.
   engine::TaskId micro_batch(std::optional<engine::TaskId> previous, int mb, bool last);
+  // Megatron-Core's combined 1F1B (ep_comm_overlap): the first forward alone, then each forward
+  // beside the backward of the micro-batch before, a layer of each in turn, so each one's expert
+  // all-to-alls run while the other computes; the last backward alone. Returns the last task.
+  engine::TaskId paired_micro_batches(std::optional<engine::TaskId> previous, int count);
 
   StepContext c_;
   GraphWriter g_;
@@ -41,6 +54,7 @@ class StepBuilder {
   ContextParallel cp_;
   Pipeline pipeline_;
   ShardedParameters sharded_;
+  bool paired_;  // the combined schedule, with more than one micro-batch to pair
   std::vector<engine::TaskId> gradient_syncs_;  // what the optimizer step waits for
 };
 

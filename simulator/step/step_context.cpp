@@ -52,24 +52,25 @@ StepContext::StepContext(const StepInputs& inputs)
   shard = {static_cast<int>(in.memory.shard_degree),
            std::min(static_cast<int>(in.memory.shard_degree), std::max(1, gpus_per_node / stages.tp))};
 
-  // The share of a layer's compute a collective overlaps, times the slowdown overlapped compute suffers.
-  const auto slowed = [this](double comm, double compute) {
-    return compute > 0.0 ? 1.0 + machine.overlapped_compute_slowdown() * std::min(1.0, comm / compute) : 1.0;
-  };
   const double backward = layer.backward.seconds + recompute_seconds();
   if (scheme.stage == 3) {
     // Each layer's parameters are gathered while the layer before runs, forward and backward, and its
     // gradients reduce-scattered while the next one's backward runs.
     const double gather = collectives.seconds(CollectiveOp::all_gather, layer_weight_bytes(), shard);
     const double scatter = collectives.seconds(CollectiveOp::reduce_scatter, layer_grad_bytes(), shard);
-    forward_slowdown = slowed(gather, layer.forward.seconds);
-    backward_slowdown = synced_backward_slowdown = slowed(gather + scatter, backward);
+    forward_slowdown = overlap_slowdown(gather, layer.forward.seconds);
+    backward_slowdown = synced_backward_slowdown = overlap_slowdown(gather + scatter, backward);
   } else if (in.overlap_gradient_sync && world.ranks > 1) {
     // Replicated gradients are reduced in buckets during the last micro-batch's backward.
     const CollectiveOp op = scheme.stage == 2 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
     const double layers = static_cast<double>(stages.layers_per_stage);
-    synced_backward_slowdown = slowed(collectives.seconds(op, layer_grad_bytes() * layers, world), backward * layers);
+    synced_backward_slowdown =
+        overlap_slowdown(collectives.seconds(op, layer_grad_bytes() * layers, world), backward * layers);
   }
+}
+
+double StepContext::overlap_slowdown(double comm, double compute) const {
+  return compute > 0.0 ? 1.0 + machine.overlapped_compute_slowdown() * std::min(1.0, comm / compute) : 1.0;
 }
 
 double StepContext::boundary_activation_bytes() const {

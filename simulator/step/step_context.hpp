@@ -51,8 +51,10 @@ struct StepContext {
   // The forward work activation checkpointing repeats per layer in backward (null: none).
   const PassCost* recompute_pass() const;
   double recompute_seconds() const { return recompute_pass() != nullptr ? recompute_pass()->seconds : 0.0; }
-  // How much longer a layer's compute takes while collectives overlap it (NCCL's kernels take SMs
-  // and HBM bandwidth from it): forward, and backward with and without the gradient synchronisation.
+  // How much longer `compute` seconds of work take while `comm` seconds of collectives overlap them
+  // (NCCL's kernels take SMs and HBM bandwidth from it): the overlapped share times the slowdown.
+  double overlap_slowdown(double comm, double compute) const;
+  // That of a layer's compute: forward, and backward with and without the gradient synchronisation.
   double forward_slowdown = 1.0;
   double backward_slowdown = 1.0;
   double synced_backward_slowdown = 1.0;

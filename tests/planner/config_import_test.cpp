@@ -150,6 +150,10 @@ TEST(ConfigImport, MegatronExpertParallelismIsTheLayoutsEp) {
       "folded.sh");
   EXPECT_EQ(value_of(folded, "config.parallelism.etp"), 1);
   EXPECT_EQ(value_of(folded, "config.parallelism.ep"), 16);
+  // Megatron-Core's combined 1F1B, which `export` writes for ep_comm_overlap.
+  const ImportedSetup overlapped =
+      imported(mixtral_launch(8, "--expert-model-parallel-size 8 --overlap-moe-expert-parallel-comm", 8), "overlap.sh");
+  EXPECT_EQ(value_of(overlapped, "config.parallelism.ep_comm_overlap"), true);
 }
 
 TEST(ConfigImport, ContextParallelDegreesAreTheLayoutsCp) {

@@ -16,38 +16,16 @@
 #include "simulator/spec/errors.hpp"
 #include "simulator/step/step_graph.hpp"
 #include "support/fixtures.hpp"
-#include "support/step_setup.hpp"
+#include "support/mixtral_step.hpp"
 
 namespace preflight {
 namespace {
 
 namespace cd = collective_defaults;
 
-struct Mixtral {
-  ModelSpec model = test::fixtures::mixtral_8x7b();
-  NodeSpec node = test::fixtures::aws_p5_48xlarge();  // 8 x H100, NVSwitch 450 GB/s, 3,200 Gb/s
-  TrainingJob job;
-  test::StepSetup setup;
-
-  Mixtral() {
-    job.tokens = 1e9;
-    job.seq_len = 4096;
-    job.global_batch_sequences = 256;
-  }
+struct Mixtral : test::MixtralStep {
   StepInputs inputs(int ep, int pp = 1, int tp = 1, int nodes = 8, int etp = 0) {
-    StepInputs in;
-    in.workload = &setup.workload(model, job);
-    in.machine = &setup.machine(node, job.precision);
-    in.config.instance = node.id;
-    in.config.nodes = nodes;
-    in.config.framework = Framework::megatron;
-    in.config.parallelism = {tp, pp, tp > 1, 1, ep, 1, etp};
-    in.config.sharding = Sharding::zero1;
-    in.config.recompute = Recompute::full;
-    in.config.micro_batch = 1;
-    in.config.grad_accum = job.global_batch_sequences * tp * pp / (nodes * node.gpus_per_node);
-    in.memory = estimate_memory(*in.workload, in.config, node, 0.0);
-    return in;
+    return step_inputs({tp, pp, tp > 1, 1, ep, 1, etp}, nodes, Recompute::full);
   }
 };
 
