@@ -91,6 +91,11 @@ class Climber {
       ladder_.skipped.push_back("2. selective checkpointing frees nothing with flash attention (scores are never stored)");
       return;
     }
+    if (level == Recompute::full && c.parallelism.ep_comm_overlap) {
+      // Megatron-Core refuses full recompute beside the overlapped all-to-alls.
+      c.parallelism.ep_comm_overlap = false;
+      return record(2, action + " (all-to-alls no longer overlapped: Megatron-Core refuses both at once)", c);
+    }
     record(2, action, c);
   }
 
@@ -144,6 +149,9 @@ class Climber {
       c.parallelism.tp *= tp;
       c.parallelism.pp *= pp;
       c.parallelism.sequence_parallel = c.parallelism.tp > 1;
+      // Megatron-Core overlaps the all-to-alls beside pipelining only with virtual stages.
+      const bool drops_overlap = c.parallelism.ep_comm_overlap && c.parallelism.pp > 1 && c.parallelism.interleave == 1;
+      if (drops_overlap) c.parallelism.ep_comm_overlap = false;
       try {
         validate_parallelism(scenario_.model(), c.parallelism, gpus, node_.gpus_per_node);
       } catch (const InvalidConfig&) {
@@ -153,7 +161,7 @@ class Climber {
       if (scenario_.training().global_batch_sequences % dp != 0) continue;
       if (!schedule_accepts(c.parallelism, scenario_.training().global_batch_sequences / dp)) continue;  // micro-batch 1
       record(4, "tensor parallelism " + std::to_string(c.parallelism.tp) + " + sequence parallelism, pipeline " +
-                    std::to_string(c.parallelism.pp),
+                    std::to_string(c.parallelism.pp) + (drops_overlap ? " (all-to-alls no longer overlapped)" : ""),
              c);
       tried = true;
     }

@@ -11,6 +11,7 @@
 
 #include "planner/text/number_text.hpp"
 #include "simulator/economics/expected_run.hpp"
+#include "simulator/economics/run_monte_carlo.hpp"
 #include "simulator/economics/step_time_uncertainty.hpp"
 #include "planner/text/candidate_text.hpp"
 
@@ -126,14 +127,22 @@ class Ranker {
       RunInputs in = e.run.inputs;
       if (!full) {
         // A short run first: a config that misses its deadline probability by more than four of that
-        // run's standard errors is out, and the screening run is spent only on the rest.
+        // run's standard errors is out, and the screening run is spent only on the rest (its first
+        // trials are the short run's).
         in.trials = std::min(in.trials, kFirstLookTrials);
-        const RunOutcome first = simulate_run(in);
+        RunMonteCarlo monte_carlo(in);
+        monte_carlo.extend_to(in.trials);
+        const RunOutcome first = monte_carlo.outcome();
         const double error = std::sqrt(need * (1.0 - need) / static_cast<double>(in.trials));
         const bool out = s_.constraints.deadline_hours && first.p_meets_deadline < need - 4.0 * error;
         in.trials = std::min(e.run.inputs.trials, kScreeningTrials);
-        e.run.outcome = out ? first : simulate_run(in);
-        if (out) in.trials = kFirstLookTrials;
+        if (out) {
+          e.run.outcome = first;
+          in.trials = kFirstLookTrials;
+        } else {
+          monte_carlo.extend_to(in.trials);
+          e.run.outcome = monte_carlo.outcome();
+        }
       } else {
         e.run.outcome = simulate_run(in);
       }

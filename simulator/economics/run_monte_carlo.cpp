@@ -124,12 +124,29 @@ double segment_draw(double hours, const SegmentMoments& m, double rate, double r
   t.interruptions += failures;
   double lost = 0.0, waited = 0.0;
   if (failures <= kExactLossDraws) {
-    for (int i = 0; i < static_cast<int>(failures); ++i) {
-      // Inverse CDF of the truncated exponential. Forming 1 - u p adds at most the rounding the
-      // product u p already carries (2^-53 of 1), which std::log1p(-u p) sees too, so std::log is as
-      // accurate here and 2.3x cheaper; 1 - u p >= 2^-53 (u < 1, p < 1 here), so it stays finite.
-      lost += -std::log(1.0 - uniform01(rng) * m.failure_probability) / rate;
-      waited += capacity_wait(wait_h, rng);
+    if (failures > 0.0) {
+      // Each failure loses a truncated exponential of work (inverse CDF: -ln(1 - u p) / rate) and
+      // waits an exponential (-ln(1 - u') W), drawn in that order. Forming 1 - u p adds at most the
+      // rounding the product u p already carries (2^-53 of 1), which std::log1p(-u p) sees too. A sum
+      // of logs is the log of a product: one std::log for each sum instead of one for each term
+      // (the same draws; the products differ from the sums by rounding alone), folded into the sum
+      // before a product of factors as small as 2^-53 could underflow.
+      constexpr double kFold = 1e-250;
+      double loss_factors = 1.0, wait_factors = 1.0, log_loss = 0.0, log_wait = 0.0;
+      for (int i = 0; i < static_cast<int>(failures); ++i) {
+        loss_factors *= 1.0 - uniform01(rng) * m.failure_probability;
+        if (wait_h > 0.0) wait_factors *= 1.0 - uniform01(rng);
+        if (loss_factors < kFold) {
+          log_loss += std::log(loss_factors);
+          loss_factors = 1.0;
+        }
+        if (wait_factors < kFold) {
+          log_wait += std::log(wait_factors);
+          wait_factors = 1.0;
+        }
+      }
+      lost = -(log_loss + std::log(loss_factors)) / rate;
+      waited = wait_h > 0.0 ? -(log_wait + std::log(wait_factors)) * wait_h : 0.0;
     }
   } else {
     lost = std::max(0.0, failures * m.mean_loss + std::sqrt(failures * m.loss_variance) * standard_normal(rng));
@@ -246,18 +263,18 @@ double failure_free_hours(const RunInputs& in) {
          3600.0;
 }
 
-namespace {
-
 // One stratum of the step-time multiplier: the run at that step time, and how its trials are drawn.
-struct Stratum {
+struct RunMonteCarlo::Stratum {
   RunInputs in;
   double give_up_h = 0.0;
   std::optional<PoissonPlan> poisson;  // empty: a replayed trace, event by event (or the fallback's walk)
   bool fallback = false;               // spot_with_fallback: the Uniform Progress walk
 };
 
-Stratum stratum(const RunInputs& base, double multiplier) {
-  Stratum s{base, 0.0, std::nullopt};
+namespace {
+
+RunMonteCarlo::Stratum stratum(const RunInputs& base, double multiplier) {
+  RunMonteCarlo::Stratum s{base, 0.0, std::nullopt};
   s.in.step_seconds *= multiplier;
   // A history that never finishes (interruptions faster than checkpoints) is cut off here and
   // counted as missing any deadline.
@@ -277,25 +294,42 @@ Stratum stratum(const RunInputs& base, double multiplier) {
 
 }  // namespace
 
-RunOutcome simulate_run(const RunInputs& in) {
-  RunOutcome out;
-  out.failure_free_hours = failure_free_hours(in);
-  std::vector<Stratum> strata;
-  for (double m : step_time_multipliers(in.step_interval)) strata.push_back(stratum(in, m));
+RunMonteCarlo::RunMonteCarlo(const RunInputs& in) : in_(in) {
+  for (double m : step_time_multipliers(in.step_interval)) strata_.push_back(stratum(in, m));
+}
+
+RunMonteCarlo::~RunMonteCarlo() = default;
+
+void RunMonteCarlo::extend_to(int trials) {
   // Trial i runs in stratum i mod strata: every stratum equally often, whatever the thread count.
-  const int count = static_cast<int>(strata.size());
-  const int trials = in.interruptions.interrupts() ? std::max(in.trials, count) : count;
-  std::vector<Trial> results(static_cast<std::size_t>(trials));
-  tbb::parallel_for(tbb::blocked_range<int>(0, trials), [&](const tbb::blocked_range<int>& r) {
+  const int count = static_cast<int>(strata_.size());
+  const int total = in_.interruptions.interrupts() ? std::max(trials, count) : count;
+  const int done = static_cast<int>(results_.size());
+  if (total <= done) return;
+  results_.resize(static_cast<std::size_t>(total));
+  tbb::parallel_for(tbb::blocked_range<int>(done, total), [&](const tbb::blocked_range<int>& r) {
     for (int i = r.begin(); i != r.end(); ++i) {
-      const Stratum& s = strata[static_cast<std::size_t>(i % count)];
-      TrialRng rng(splitmix64(in.seed ^ splitmix64(static_cast<std::uint64_t>(i))));
-      results[static_cast<std::size_t>(i)] = s.fallback  ? fallback_trial(s.in, rng)
-                                              : s.poisson ? poisson_trial(s.in, *s.poisson, s.give_up_h, rng)
-                                                          : replay_trial(s.in, s.give_up_h, rng);
+      const Stratum& s = strata_[static_cast<std::size_t>(i % count)];
+      TrialRng rng(splitmix64(in_.seed ^ splitmix64(static_cast<std::uint64_t>(i))));
+      results_[static_cast<std::size_t>(i)] = s.fallback  ? fallback_trial(s.in, rng)
+                                               : s.poisson ? poisson_trial(s.in, *s.poisson, s.give_up_h, rng)
+                                                           : replay_trial(s.in, s.give_up_h, rng);
     }
   });
+}
 
+RunOutcome simulate_run(const RunInputs& in) {
+  RunMonteCarlo monte_carlo(in);
+  monte_carlo.extend_to(in.trials);
+  return monte_carlo.outcome();
+}
+
+RunOutcome RunMonteCarlo::outcome() const {
+  const RunInputs& in = in_;
+  const std::vector<Trial>& results = results_;
+  const double trials = static_cast<double>(results.size());
+  RunOutcome out;
+  out.failure_free_hours = failure_free_hours(in);
   std::vector<double> hours, usd;
   hours.reserve(results.size());
   usd.reserve(results.size());

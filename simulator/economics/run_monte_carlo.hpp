@@ -11,6 +11,7 @@
 
 #include "simulator/economics/checkpoint_plan.hpp"
 #include "simulator/economics/interruption_process.hpp"
+#include "simulator/economics/run_trial.hpp"
 #include "simulator/spec/step_model_fit.hpp"
 
 namespace preflight {
@@ -76,5 +77,29 @@ struct RunOutcome {
 double failure_free_hours(const RunInputs& in);
 
 RunOutcome simulate_run(const RunInputs& in);
+
+// The same Monte Carlo, extended on demand: trial i is the same whatever count it is part of (its
+// generator is seeded by (seed, i), its stratum is i mod the strata), so a short first look and the
+// longer run after it share their first trials instead of drawing them twice. `in` must outlive it;
+// its `trials` is not read (extend_to says how many).
+class RunMonteCarlo {
+ public:
+  struct Stratum;
+
+  explicit RunMonteCarlo(const RunInputs& in);
+  ~RunMonteCarlo();
+  RunMonteCarlo(const RunMonteCarlo&) = delete;
+  RunMonteCarlo& operator=(const RunMonteCarlo&) = delete;
+
+  // Runs the trials up to `trials` in all (at least one a stratum; only that when nothing interrupts).
+  void extend_to(int trials);
+  // The distribution of the trials run so far.
+  RunOutcome outcome() const;
+
+ private:
+  const RunInputs& in_;
+  std::vector<Stratum> strata_;
+  std::vector<RunTrial> results_;
+};
 
 }  // namespace preflight

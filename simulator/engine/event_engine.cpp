@@ -1,5 +1,7 @@
 #include "simulator/engine/event_engine.hpp"
 
+#include <bit>
+#include <cstdint>
 #include <functional>
 #include <queue>
 #include <stdexcept>
@@ -27,21 +29,32 @@ Schedule run(const TaskGraph& g, const std::vector<Observer*>& observers) {
   const SuccessorGraph successors = g.successors();
   std::vector<ReadyQueue> ready(g.resource_count());
   std::vector<char> busy(g.resource_count(), 0);  // not vector<bool>: tested at every event
+  // Resources that may be idle with a task ready (a task became ready there, or its task ended):
+  // only these are looked at when tasks start, in id order, as a scan of every resource would.
+  std::vector<std::uint64_t> candidates((g.resource_count() + 63) / 64, 0);
+  const auto mark = [&](ResourceId r) { candidates[r / 64] |= std::uint64_t{1} << (r % 64); };
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> running;
 
   for (TaskId t = 0; t < n; ++t) {
-    if (waiting[t] == 0) ready[g.task(t).resource].push(t);
+    if (waiting[t] == 0) {
+      ready[g.task(t).resource].push(t);
+      mark(g.task(t).resource);
+    }
   }
   auto start_idle = [&](double now) {
-    for (ResourceId r = 0; r < ready.size(); ++r) {
-      if (busy[r] || ready[r].empty()) continue;
-      const TaskId t = ready[r].top();
-      ready[r].pop();
-      busy[r] = 1;
-      s.timings[t] = {now, now + g.task(t).seconds};
-      s.busy_seconds[r] += g.task(t).seconds;
-      for (Observer* o : observers) o->task_started(g, t, now);
-      running.push({now + g.task(t).seconds, t});
+    for (std::size_t w = 0; w < candidates.size(); ++w) {
+      for (std::uint64_t bits = candidates[w]; bits != 0; bits &= bits - 1) {
+        const ResourceId r = static_cast<ResourceId>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+        if (busy[r] || ready[r].empty()) continue;
+        const TaskId t = ready[r].top();
+        ready[r].pop();
+        busy[r] = 1;
+        s.timings[t] = {now, now + g.task(t).seconds};
+        s.busy_seconds[r] += g.task(t).seconds;
+        for (Observer* o : observers) o->task_started(g, t, now);
+        running.push({now + g.task(t).seconds, t});
+      }
+      candidates[w] = 0;  // busy now, or nothing ready: marked again when that changes
     }
   };
 
@@ -52,12 +65,17 @@ Schedule run(const TaskGraph& g, const std::vector<Observer*>& observers) {
     const Completion c = running.top();
     running.pop();
     now = c.time;
-    busy[g.task(c.task).resource] = 0;
+    const ResourceId freed = g.task(c.task).resource;
+    busy[freed] = 0;
+    mark(freed);
     ++done;
     for (Observer* o : observers) o->task_ended(g, c.task, now);
     for (auto [it, end] = boost::adjacent_vertices(c.task, successors); it != end; ++it) {
       const TaskId next = *it;
-      if (--waiting[next] == 0) ready[g.task(next).resource].push(next);
+      if (--waiting[next] == 0) {
+        ready[g.task(next).resource].push(next);
+        mark(g.task(next).resource);
+      }
     }
     // Finish every completion at this instant before starting anything, so the lowest ready id wins.
     if (running.empty() || running.top().time > now) start_idle(now);

@@ -14,16 +14,9 @@ ResourceId TaskGraph::add_resource(std::string name) {
   return static_cast<ResourceId>(resources_.size() - 1);
 }
 
-TaskId TaskGraph::add_task(const Task& task) {
-  if (task.resource >= resources_.size()) throw std::logic_error("task on an unknown resource");
-  tasks_.push_back(task);
-  return static_cast<TaskId>(tasks_.size() - 1);
-}
+void TaskGraph::unknown_resource() { throw std::logic_error("task on an unknown resource"); }
 
-void TaskGraph::depends(TaskId later, TaskId earlier) {
-  if (later >= tasks_.size() || earlier >= tasks_.size()) throw std::logic_error("dependency on an unknown task");
-  edges_.emplace_back(earlier, later);
-}
+void TaskGraph::unknown_task() { throw std::logic_error("dependency on an unknown task"); }
 
 std::vector<std::size_t> TaskGraph::predecessor_counts() const {
   std::vector<std::size_t> counts(tasks_.size(), 0);

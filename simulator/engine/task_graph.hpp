@@ -42,8 +42,17 @@ using SuccessorGraph = boost::compressed_sparse_row_graph<boost::directedS, boos
 class TaskGraph {
  public:
   ResourceId add_resource(std::string name);
-  TaskId add_task(const Task& task);
-  void depends(TaskId later, TaskId earlier);  // `later` starts only after `earlier` ends
+  // Inline: a step graph adds thousands of tasks and dependencies, and every simulation builds one.
+  TaskId add_task(const Task& task) {
+    if (task.resource >= resources_.size()) unknown_resource();
+    tasks_.push_back(task);
+    return static_cast<TaskId>(tasks_.size() - 1);
+  }
+  // `later` starts only after `earlier` ends.
+  void depends(TaskId later, TaskId earlier) {
+    if (later >= tasks_.size() || earlier >= tasks_.size()) unknown_task();
+    edges_.emplace_back(earlier, later);
+  }
   // Room for this many tasks and dependencies (a builder that knows its size grows no lists).
   void reserve(std::size_t tasks, std::size_t edges) {
     tasks_.reserve(tasks);
@@ -64,6 +73,9 @@ class TaskGraph {
   void check_acyclic() const;
 
  private:
+  [[noreturn]] static void unknown_resource();
+  [[noreturn]] static void unknown_task();
+
   std::vector<Task> tasks_;
   std::vector<std::pair<TaskId, TaskId>> edges_;  // (earlier, later)
   std::vector<std::string> resources_;

@@ -147,5 +147,26 @@ TEST_F(CheckStories, PipelinedGpt3LadderShardsTheOptimizerThenAddsTensorParallel
   EXPECT_LT(o.ladder.rungs[1].result.step->seconds(), o.given.step->seconds());
 }
 
+// Megatron-Core refuses full recompute beside overlapped all-to-alls: Mixtral 8x7B at ep 8 on 8 p5
+// without recompute overflows 72 GiB, and the ladder's full recompute drops the overlap to get there.
+TEST_F(CheckStories, FullRecomputeDropsTheOverlappedAllToAlls) {
+  Loaded l = load("mixtral-8x7b-full-p5.json");
+  l.config.nodes = 8;
+  l.config.framework = Framework::megatron;
+  l.config.parallelism = {};
+  l.config.parallelism.ep = 8;
+  l.config.parallelism.ep_comm_overlap = true;
+  l.config.sharding = Sharding::zero1;
+  l.config.recompute = Recompute::none;
+  l.config.micro_batch = 1;
+  l.config.grad_accum = 1024 / 64;
+  const CheckOutcome o = run_check(l.scenario, machine(l), l.config);
+  ASSERT_FALSE(o.given.memory.fits());
+  ASSERT_TRUE(o.ladder.remedy.has_value());
+  EXPECT_EQ(o.ladder.remedy->recompute, Recompute::full);
+  EXPECT_FALSE(o.ladder.remedy->parallelism.ep_comm_overlap);
+  EXPECT_NE(o.ladder.rungs.back().action.find("no longer overlapped"), std::string::npos) << o.ladder.rungs.back().action;
+}
+
 }  // namespace
 }  // namespace preflight

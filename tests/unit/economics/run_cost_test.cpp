@@ -174,5 +174,36 @@ TEST(RunCost, OneLongSegmentKeepsItsSkewedDistribution) {
   EXPECT_NEAR(expected_run_hours(in), 2.1 * std::expm1(5.0), 1e-9);
 }
 
+// Trial i is the same in any count: a short look extended to 2,000 trials is the 2,000-trial run,
+// bit for bit (20 segments failing about e^2 - 1 = 6.4 times each, drawn segment by segment, with
+// waits for capacity and a step-time interval's strata).
+TEST(RunCost, AFirstLookExtendedIsTheLongerRun) {
+  RunInputs in;
+  in.steps = 20;
+  in.step_seconds = 3600.0;
+  in.checkpoint.interval_steps = 1;
+  in.restart_seconds = 0.1 * 3600.0;
+  in.reacquire_hours = 0.5;
+  in.usd_per_hour = 10.0;
+  in.step_interval = {0.9, 1.3, 100};
+  in.interruptions = InterruptionProcess::poisson(2.0);
+  in.trials = 2000;
+  const RunOutcome whole = simulate_run(in);
+  EXPECT_GT(whole.interruptions_expected, 100.0);
+  RunMonteCarlo monte_carlo(in);
+  monte_carlo.extend_to(500);
+  const RunOutcome first = monte_carlo.outcome();
+  monte_carlo.extend_to(2000);
+  const RunOutcome extended = monte_carlo.outcome();
+  EXPECT_NE(first.hours.mean, whole.hours.mean);
+  EXPECT_EQ(extended.hours.mean, whole.hours.mean);
+  EXPECT_EQ(extended.hours.p90, whole.hours.p90);
+  EXPECT_EQ(extended.usd.mean, whole.usd.mean);
+  EXPECT_EQ(extended.usd.stddev, whole.usd.stddev);
+  EXPECT_EQ(extended.p_meets_deadline, whole.p_meets_deadline);
+  EXPECT_EQ(extended.interruptions_expected, whole.interruptions_expected);
+  EXPECT_EQ(extended.hours_histogram, whole.hours_histogram);
+}
+
 }  // namespace
 }  // namespace preflight
