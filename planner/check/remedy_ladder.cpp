@@ -150,7 +150,7 @@ class Climber {
       c.parallelism.pp *= pp;
       c.parallelism.sequence_parallel = c.parallelism.tp > 1;
       // Megatron-Core overlaps the all-to-alls beside pipelining only with virtual stages.
-      const bool drops_overlap = c.parallelism.ep_comm_overlap && c.parallelism.pp > 1 && c.parallelism.interleave == 1;
+      const bool drops_overlap = c.parallelism.ep_comm_overlap && !pipeline_allows_expert_overlap(c.parallelism);
       if (drops_overlap) c.parallelism.ep_comm_overlap = false;
       try {
         validate_parallelism(scenario_.model(), c.parallelism, gpus, node_.gpus_per_node);

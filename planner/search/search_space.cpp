@@ -95,7 +95,8 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
               out.push_back({tp, pp, tp > 1, interleave, ep, cp, whole_experts ? 1 : 0});
               // Megatron-Core's combined 1F1B hides the all-to-alls behind the other micro-batch's
               // compute (beside pipelining, with virtual stages only): both are offered.
-              if (ep > 1 && (pp == 1 || interleave > 1)) out.push_back({tp, pp, tp > 1, interleave, ep, cp, whole_experts ? 1 : 0, true});
+              const Parallelism overlapped{tp, pp, tp > 1, interleave, ep, cp, whole_experts ? 1 : 0, true};
+              if (ep > 1 && pipeline_allows_expert_overlap(overlapped)) out.push_back(overlapped);
             }
           }
         }

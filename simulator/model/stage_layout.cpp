@@ -51,9 +51,7 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p, int gpus, in
   if (p.ep_comm_overlap && p.ep == 1) {
     fail("parallelism.ep_comm_overlap", "overlapping the expert all-to-alls needs expert parallelism (ep > 1)");
   }
-  // Megatron-Core's TransformerConfig: "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size
-  // must be specified when pipeline_model_parallel_size > 1".
-  if (p.ep_comm_overlap && p.pp > 1 && p.interleave == 1) {
+  if (p.ep_comm_overlap && !pipeline_allows_expert_overlap(p)) {
     fail("parallelism.ep_comm_overlap", "Megatron-Core overlaps the expert all-to-alls beside pipelining only with "
                                         "virtual stages: interleave > 1 with pp = " + std::to_string(p.pp));
   }

@@ -59,6 +59,9 @@ struct Parallelism {
   int expert_tp() const { return etp > 0 ? etp : tp; }
 };
 
+// Megatron-Core's TransformerConfig: "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size
+// must be specified when pipeline_model_parallel_size > 1".
+inline bool pipeline_allows_expert_overlap(const Parallelism& layout) { return layout.pp == 1 || layout.interleave > 1; }
 // A Megatron layout (tensor, pipeline, expert or context parallelism), as opposed to plain data parallelism.
 inline bool model_parallel(const Parallelism& layout) {
   return layout.tp > 1 || layout.pp > 1 || layout.ep > 1 || layout.cp > 1;

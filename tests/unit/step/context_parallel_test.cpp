@@ -34,19 +34,8 @@ struct LongLlama {
     job.global_batch_sequences = 8;
   }
   StepInputs inputs(int cp, int tp = 1, int nodes = 1, Framework framework = Framework::megatron) {
-    StepInputs in;
-    in.workload = &setup.workload(model, job);
-    in.machine = &setup.machine(node, job.precision);
-    in.config.instance = node.id;
-    in.config.nodes = nodes;
-    in.config.framework = framework;
-    in.config.parallelism = {tp, 1, tp > 1, 1, 1, cp};
-    in.config.sharding = framework == Framework::megatron ? Sharding::zero1 : Sharding::fsdp_full;
-    in.config.recompute = Recompute::full;
-    in.config.micro_batch = 1;
-    in.config.grad_accum = job.global_batch_sequences * tp * cp / (nodes * node.gpus_per_node);
-    in.memory = estimate_memory(*in.workload, in.config, node, 0.0);
-    return in;
+    return setup.inputs(model, job, node, nodes, framework, {tp, 1, tp > 1, 1, 1, cp},
+                        framework == Framework::megatron ? Sharding::zero1 : Sharding::fsdp_full, Recompute::full);
   }
 };
 

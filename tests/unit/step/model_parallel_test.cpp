@@ -28,18 +28,9 @@ struct Layout {
     job.global_batch_sequences = 64;
   }
   StepInputs inputs(int tp, int pp, int interleave = 1, int nodes = 8) {
-    StepInputs in;
-    in.workload = &setup.workload(model, job);
-    in.machine = &setup.machine(node, job.precision);
-    in.config.instance = node.id;
-    in.config.nodes = nodes;
-    in.config.framework = Framework::megatron;
-    in.config.parallelism = {tp, pp, tp > 1, interleave};
-    in.config.sharding = Sharding::ddp;
-    in.config.recompute = Recompute::selective;
+    StepInputs in = setup.inputs(model, job, node, nodes, Framework::megatron, {tp, pp, tp > 1, interleave}, Sharding::ddp,
+                                 Recompute::selective);
     in.config.flash_attention = false;
-    in.config.micro_batch = 1;
-    in.config.grad_accum = job.global_batch_sequences * tp * pp / (nodes * node.gpus_per_node);
     in.memory = estimate_memory(*in.workload, in.config, node, 0.0);
     return in;
   }
