@@ -2,7 +2,9 @@
 #include <string>
 
 #include "planner/export/export_plan.hpp"
+#include "planner/scenario/megatron_pipeline_layout.hpp"
 #include "planner/text/number_text.hpp"
+#include "simulator/model/stage_layout.hpp"
 #include "simulator/spec/errors.hpp"
 
 namespace preflight {
@@ -84,8 +86,15 @@ std::string megatron_arguments(const ExportPlan& p) {
   const std::int64_t dp = data_parallel_degree(par, gpus);
   std::string s = "  pretrain_gpt.py \\\n ";
   s += arg("tensor-model-parallel-size", par.tp) + arg("pipeline-model-parallel-size", par.pp);
+  const std::int64_t layers = p.scenario->model().layers;
+  if (par.pp > 1 && layers % (par.pp * par.interleave) != 0) {
+    s += " --pipeline-model-parallel-layout \"" + write_pipeline_layout(layers, par.pp, par.interleave) + "\"";
+  } else if (par.interleave > 1) {
+    s += arg("num-layers-per-virtual-pipeline-stage", layers / (par.pp * par.interleave));
+  }
   if (par.interleave > 1) {
-    s += arg("num-layers-per-virtual-pipeline-stage", p.scenario->model().layers / (par.pp * par.interleave));
+    const std::int64_t group = microbatch_group_size(par.pp, c.grad_accum);
+    if (group != par.pp) s += arg("microbatch-group-size-per-virtual-pipeline-stage", group);
   }
   if (par.sequence_parallel) s += " --sequence-parallel";
   if (par.ep > 1) {

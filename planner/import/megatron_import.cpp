@@ -6,6 +6,7 @@
 
 #include "planner/import/foreign_object.hpp"
 #include "planner/import/importers.hpp"
+#include "planner/scenario/megatron_pipeline_layout.hpp"
 
 namespace preflight {
 
@@ -116,6 +117,27 @@ void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64
     if (layers % (pp * *per_stage) != 0) a.fail("num-layers-per-virtual-pipeline-stage", "a divisor of the layers per pipeline stage");
     setup.set("config.parallelism.interleave", layers / (pp * *per_stage), file, "--num-layers-per-virtual-pipeline-stage");
   }
+  if (const std::optional<std::string> text = a.string("pipeline-model-parallel-layout")) {
+    PipelineLayoutCount count;
+    try {
+      count = read_pipeline_layout(*text);
+    } catch (const InvalidConfig& e) {
+      a.fail("pipeline-model-parallel-layout", e.what());
+    }
+    if (count.chunks % pp != 0) {
+      a.fail("pipeline-model-parallel-layout", "a layout of pp x virtual stages chunks: " + std::to_string(count.chunks) +
+                                                   " chunks for --pipeline-model-parallel-size " + std::to_string(pp));
+    }
+    if (a.has("num-layers") && count.decoder_layers != layers) {
+      a.fail("pipeline-model-parallel-layout", "as many decoder layers (t) as --num-layers " + std::to_string(layers) + ", not " +
+                                                   std::to_string(count.decoder_layers));
+    }
+    if (count.chunks > pp) setup.set("config.parallelism.interleave", count.chunks / pp, file, "--pipeline-model-parallel-layout");
+    setup.note(file + ": --pipeline-model-parallel-layout read as " + std::to_string(count.chunks / pp) +
+               " model chunks per pipeline rank; preflight simulates a balanced layout's heaviest stage (ceil(layers / pp) layers and the loss)");
+  }
+  a.ignore(setup, {"microbatch-group-size-per-virtual-pipeline-stage"},
+           "preflight runs the smallest micro-batch group Megatron-Core accepts (pp where pp divides the micro-batches)");
   if (const auto cp = a.integer("context-parallel-size", 1, 1024)) setup.set("config.parallelism.cp", *cp, file, "--context-parallel-size");
   const std::optional<bool> distributed = a.boolean("use-distributed-optimizer");
   // Megatron-DeepSpeed: the ZeRO stage is its DeepSpeed config's.

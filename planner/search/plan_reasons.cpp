@@ -7,6 +7,7 @@
 #include "planner/search/plan_ranking.hpp"
 #include "planner/search/search_space.hpp"
 #include "simulator/hardware/machine.hpp"
+#include "simulator/model/stage_layout.hpp"
 #include "simulator/economics/run_defaults.hpp"
 #include "simulator/spec/errors.hpp"
 
@@ -181,10 +182,13 @@ class Explainer {
     const Parallelism& par = w_.config().parallelism;
     if (par.pp > 1 && w_.evaluation.step) {
       const StepTime& t = *w_.evaluation.step;
+      // (pp - 1) / interleave, or (pp - 1) x the largest chunk's share of an uneven stage.
+      const double bubble = stage_layout(s_.workload, par).bubble_micro_batches;
       out_.push_back("pipeline bubble: " + fixed(t.pipeline_bubble_seconds, 2) + " s of the " + fixed(t.seconds(), 2) +
-                     " s step (" + share_text(t.pipeline_bubble_seconds / t.seconds()) + "): (pp - 1) / interleave = " +
-                     fixed(static_cast<double>(par.pp - 1) / par.interleave, 1) + " micro-batch times against " +
-                     std::to_string(w_.config().grad_accum) + " micro-batches");
+                     " s step (" + share_text(t.pipeline_bubble_seconds / t.seconds()) + "): " +
+                     (bubble > static_cast<double>(par.pp - 1) / par.interleave + 1e-9 ? "(pp - 1) x the largest chunk's share = "
+                                                                                          : "(pp - 1) / interleave = ") +
+                     fixed(bubble, 1) + " micro-batch times against " + std::to_string(w_.config().grad_accum) + " micro-batches");
     }
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "planner/io/json_reader.hpp"
+#include "simulator/model/stage_layout.hpp"
 #include "simulator/spec/errors.hpp"
 
 namespace preflight {
@@ -77,7 +78,7 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
     for (int pp = 1; tp * pp <= gpus && pp <= model.layers; pp *= 2) {
       if (gpus % (tp * pp) != 0) continue;
       for (int interleave : {1, 2}) {
-        if (interleave > 1 && (pp == 1 || model.layers % (pp * interleave) != 0)) continue;
+        if (interleave > 1 && (pp == 1 || !interleave_fits(model.layers, pp, interleave))) continue;
         // An expert model's routed experts over ep of the data-parallel ranks (powers of two
         // dividing the experts and the data-parallel degree), on any of these layouts; beside
         // tp > 1 also whole experts (etp = 1, Megatron-Core's parallel folding), whose EP group may

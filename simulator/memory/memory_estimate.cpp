@@ -87,9 +87,9 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   const StackHabits stack = stack_habits(c.framework, job, c.flash_attention, node.gpu.architecture);
   validate_context_parallel(job, c.parallelism, stack);
   if (!schedule_accepts(c.parallelism, c.grad_accum)) {
-    throw InvalidConfig("grad_accum", "the interleaved schedule runs micro-batches in rounds of pp = " +
+    throw InvalidConfig("grad_accum", "the interleaved schedule runs micro-batches in groups of at least pp = " +
                                           std::to_string(c.parallelism.pp) + ": grad_accum " + std::to_string(c.grad_accum) +
-                                          " must be a multiple of it");
+                                          " must be at least pp");
   }
   const int gpus = c.nodes * node.gpus_per_node;
   const double world = static_cast<double>(gpus);
@@ -118,7 +118,12 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
 
   ActivationInputs act_in = activation_inputs(job, c, stack);
   act_in.stage_layers = stages.layers_per_stage;
-  act_in.in_flight_micro_batches = std::min(stages.in_flight_micro_batches, static_cast<double>(c.grad_accum));
+  // Groups larger than pp, where pp does not divide the micro-batches, hold more in warm-up.
+  const double in_flight = c.parallelism.interleave > 1
+                               ? interleaved_in_flight_micro_batches(c.parallelism.pp, c.parallelism.interleave,
+                                                                     microbatch_group_size(c.parallelism.pp, c.grad_accum))
+                               : stages.in_flight_micro_batches;
+  act_in.in_flight_micro_batches = std::min(in_flight, static_cast<double>(c.grad_accum));
   // Conservative under pipelining: the first stage's in-flight activations plus the last stage's logits.
   const ActivationMemory act = activation_memory(w, act_in);
 

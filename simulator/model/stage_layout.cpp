@@ -30,10 +30,10 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p, int gpus, in
   if (p.pp > m.layers) {
     fail("parallelism.pp", "pp = " + std::to_string(p.pp) + " exceeds the " + std::to_string(m.layers) + " layers of " + m.id);
   }
-  if (p.interleave > 1 && (p.pp == 1 || m.layers % (p.pp * p.interleave) != 0)) {
-    fail("parallelism.interleave", "interleave = " + std::to_string(p.interleave) +
-                                       " needs pp > 1 and the layers (" + std::to_string(m.layers) +
-                                       ") divisible by pp x interleave, as Megatron's interleaved schedule does");
+  if (p.interleave > 1 && (p.pp == 1 || !interleave_fits(m.layers, p.pp, p.interleave))) {
+    fail("parallelism.interleave", "interleave = " + std::to_string(p.interleave) + " needs pp > 1 and at least a layer per model chunk: " +
+                                       std::to_string(m.layers) + " layers for pp x interleave = " + std::to_string(p.pp * p.interleave) +
+                                       " chunks");
   }
   if (p.sequence_parallel && p.tp == 1) fail("parallelism.sequence_parallel", "sequence parallelism needs tp > 1");
   if (p.ep < 1) fail("parallelism.ep", "ep is an integer >= 1");
@@ -97,10 +97,24 @@ StageLayout stage_layout(const Workload& w, const Parallelism& p) {
   s.param_share = local / static_cast<double>(n.total());
   s.expert_share = local > 0.0 ? experts / local : 0.0;
   const double pp = static_cast<double>(p.pp);
-  const double v = static_cast<double>(p.interleave);
-  s.in_flight_micro_batches = p.interleave > 1 ? pp * (1.0 + (pp - 1.0) / (pp * v)) : pp;
-  s.bubble_micro_batches = (pp - 1.0) / v;
+  s.in_flight_micro_batches = p.interleave > 1 ? interleaved_in_flight_micro_batches(p.pp, p.interleave, p.pp) : pp;
+  // A stage's chunks hold ceil or floor of its layers / interleave (pipeline_chunk_layers): the fill
+  // and drain pass through the largest chunk of each stage.
+  const std::int64_t chunk = (s.layers_per_stage + p.interleave - 1) / p.interleave;
+  s.bubble_micro_batches = (pp - 1.0) * static_cast<double>(chunk) / static_cast<double>(s.layers_per_stage);
   return s;
+}
+
+std::vector<std::int64_t> pipeline_chunk_layers(std::int64_t layers, int pp, int interleave) {
+  std::vector<std::int64_t> chunks(static_cast<std::size_t>(pp) * static_cast<std::size_t>(interleave));
+  for (int rank = 0; rank < pp; ++rank) {
+    const std::int64_t stage = layers / pp + (rank < layers % pp ? 1 : 0);
+    for (int v = 0; v < interleave; ++v) {
+      chunks[static_cast<std::size_t>(v) * static_cast<std::size_t>(pp) + static_cast<std::size_t>(rank)] =
+          stage / interleave + (v < stage % interleave ? 1 : 0);
+    }
+  }
+  return chunks;
 }
 
 ParameterFootprint stage_footprint(ParameterFootprint f, const StageLayout& s) {
@@ -112,6 +126,19 @@ ParameterFootprint stage_footprint(ParameterFootprint f, const StageLayout& s) {
   f.layer_params /= s.tp;
   f.root_params /= s.tp;
   return f;
+}
+
+std::int64_t microbatch_group_size(int pp, std::int64_t micro_batches) {
+  for (std::int64_t n = pp; n <= micro_batches; ++n) {
+    const std::int64_t last = micro_batches % n;
+    if (last == 0 || last >= pp) return n;
+  }
+  return 0;
+}
+
+double interleaved_in_flight_micro_batches(int pp, int interleave, std::int64_t group) {
+  const double chunks = 2.0 * (pp - 1) + static_cast<double>(interleave - 1) * static_cast<double>(group) + 1.0;
+  return chunks / static_cast<double>(interleave);
 }
 
 }  // namespace preflight

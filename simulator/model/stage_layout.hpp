@@ -5,6 +5,7 @@
 // embedding and the last the final norm, lm_head and loss (with tied embeddings a copy of the table).
 
 #include <cstdint>
+#include <vector>
 
 #include "simulator/model/parameter_footprint.hpp"
 #include "simulator/model/workload.hpp"
@@ -25,26 +26,55 @@ struct StageLayout {
   double param_share = 1.0;
   double expert_share = 0.0;
   // Micro-batches of activations the first stage keeps under 1F1B: pp; interleaved
-  // pp * (1 + (pp - 1) / (pp * interleave)) (Korthikanti et al. 2022, section 4.2.3).
+  // pp * (1 + (pp - 1) / (pp * interleave)) (Korthikanti et al. 2022, section 4.2.3), with
+  // Megatron-Core's default micro-batch groups of pp (interleaved_in_flight_micro_batches).
   double in_flight_micro_batches = 1.0;
   // Pipeline fill and drain in units of one micro-batch's forward + backward on a stage:
-  // (pp - 1) / interleave (Narayanan et al. 2021, sections 2.2.1 and 2.2.2).
+  // (pp - 1) / interleave (Narayanan et al. 2021, sections 2.2.1 and 2.2.2); (pp - 1) x the largest
+  // chunk's share of the stage where interleave does not divide the stage's layers.
   double bubble_micro_batches = 0.0;
 };
 
 // Throws InvalidConfig naming the "parallelism.*" field when the placement is not one Megatron can
 // run: tp must divide the attention and key/value heads and stay inside a node, tp x pp must divide
-// the GPUs, pp cannot exceed the layers, interleaving needs pp > 1 and layers divisible by
-// pp x interleave, sequence parallelism needs tp > 1, expert parallelism an expert model whose
+// the GPUs, pp cannot exceed the layers, interleaving needs pp > 1 and a layer per model chunk, sequence parallelism needs tp > 1, expert parallelism an expert model whose
 // routed experts and data-parallel ranks it divides, context parallelism tp x pp x cp dividing the GPUs.
 void validate_parallelism(const ModelSpec& model, const Parallelism& p, int gpus, int gpus_per_node);
 
 StageLayout stage_layout(const Workload& workload, const Parallelism& p);
 
-// Megatron's interleaved schedule runs micro-batches in rounds of pp: grad_accum must be a multiple.
-inline bool schedule_accepts(const Parallelism& p, std::int64_t grad_accum) {
-  return p.interleave == 1 || grad_accum % p.pp == 0;
+// Interleaving splits each stage into `interleave` model chunks of at least one layer each.
+// Megatron-Core lays out layers that pp x interleave does not divide with
+// --pipeline-model-parallel-layout (megatron/core/transformer/pipeline_parallel_layer_layout.py), as
+// its DeepSeek-V3 example does for 61 layers over pp 16 x 2 virtual stages.
+inline bool interleave_fits(std::int64_t layers, int pp, int interleave) {
+  return layers >= static_cast<std::int64_t>(pp) * interleave;
 }
+
+// The layers of each of the pp x interleave model chunks, in Megatron-Core's layout order (chunk
+// v x pp + rank is virtual stage v of pipeline rank `rank`): each rank ceil or floor of layers / pp,
+// the first ranks the extra ones (the last also runs the loss, the first only the embedding lookup),
+// each rank's chunks ceil or floor of its layers / interleave.
+std::vector<std::int64_t> pipeline_chunk_layers(std::int64_t layers, int pp, int interleave);
+
+// Megatron-Core's interleaved schedule runs each virtual stage over groups of N contiguous
+// micro-batches (--microbatch-group-size-per-virtual-pipeline-stage, default pp): N between pp and
+// the micro-batches M, and M mod N either 0 or at least pp, which schedules.py requires (a shorter
+// last group stalls the pipeline on its dependencies). The smallest such N, pp itself when pp
+// divides M; 0 when none exists (M < pp).
+std::int64_t microbatch_group_size(int pp, std::int64_t micro_batches);
+
+// The interleaved schedule needs a micro-batch group Megatron-Core accepts.
+inline bool schedule_accepts(const Parallelism& p, std::int64_t grad_accum) {
+  return p.interleave == 1 || microbatch_group_size(p.pp, grad_accum) > 0;
+}
+
+// Micro-batches of activations the first stage holds under the interleaved schedule with groups of
+// `group`: its warm-up runs 2 (pp - 1) + (interleave - 1) x group chunk forwards before its first
+// backward (schedules.py, get_pp_rank_microbatches), and holds one more; a chunk holds 1 /
+// interleave of the stage's layers. pp (1 + (pp - 1) / (pp x interleave)) with group = pp
+// (Korthikanti et al. 2022, section 4.2.3).
+double interleaved_in_flight_micro_batches(int pp, int interleave, std::int64_t group);
 
 // What one GPU of the heaviest stage holds of the model's parameters: its tensor-parallel slice.
 ParameterFootprint stage_footprint(ParameterFootprint whole, const StageLayout& layout);

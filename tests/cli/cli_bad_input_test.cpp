@@ -138,8 +138,9 @@ const BadInput kCases[] = {
      {"$.config.parallelism.tp", "got 16", "exceeds the 8 GPUs of a node"}},
     {"tp_pp_not_dividing_gpus", [](json& s) { s["config"]["parallelism"] = {{"tp", 4}, {"pp", 4}}; s["config"]["sharding"] = "ddp"; return ""; },
      {"$.config.parallelism", "tp x pp = 16 must divide the 8 GPUs"}},
-    {"interleave_not_dividing_layers", [](json& s) { s["config"]["parallelism"] = {{"pp", 2}, {"interleave", 3}}; s["config"]["sharding"] = "ddp"; return ""; },
-     {"$.config.parallelism.interleave", "got 3", "divisible by pp x interleave"}},
+    // 2 x 17 model chunks for Llama 2 7B's 32 layers.
+    {"interleave_past_the_layers", [](json& s) { s["config"]["parallelism"] = {{"pp", 2}, {"interleave", 17}}; s["config"]["sharding"] = "ddp"; return ""; },
+     {"$.config.parallelism.interleave", "got 17", "at least a layer per model chunk"}},
     {"sequence_parallel_without_tp", [](json& s) { s["config"]["parallelism"] = {{"sequence_parallel", true}}; return ""; },
      {"$.config.parallelism.sequence_parallel", "got true", "needs tp > 1"}},
     {"tp_with_zero3", [](json& s) { s["config"]["parallelism"] = {{"tp", 2}}; return ""; },

@@ -226,6 +226,21 @@ TEST(CliExport, MegatronLaunchCarriesTheLayout) {
   EXPECT_NE(sim.out.find("tp 4 + SP, pp 8 x2 interleaved"), std::string::npos) << sim.out;
 }
 
+// Llama 2 70B's 80 layers over pp 16 x 2 virtual stages: 5 layers a stage, which 2 chunks split as 3
+// + 2, so the export lays them out explicitly (--pipeline-model-parallel-layout): the first virtual
+// stage of every rank 3 layers, the second 2, the embedding first and the loss last.
+TEST(CliExport, MegatronLaunchLaysOutUnevenChunks) {
+  const std::string config =
+      R"('{"instance": "aws/p4de.24xlarge", "nodes": 8, "parallelism": {"tp": 4, "pp": 16, "sequence_parallel": true, "interleave": 2}, "sharding": "zero1", "activation_checkpointing": "selective", "micro_batch": 1}')";
+  const test::CliResult m = test::run_preflight("export megatron " + scenario("llama2-70b-sft-a100") + " --config " + config);
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_NE(m.out.find("--pipeline-model-parallel-size 16 --pipeline-model-parallel-layout \"Et*3|(t*3|)*15(t*2|)*15t*2L\""),
+            std::string::npos)
+      << m.out;
+  EXPECT_EQ(m.out.find("--num-layers-per-virtual-pipeline-stage"), std::string::npos) << m.out;
+  EXPECT_EQ(m.out.find("--microbatch-group-size-per-virtual-pipeline-stage"), std::string::npos) << m.out;  // 512 = 32 x 16
+}
+
 
 // A pipelined config checkpoints one file per stage, the 8 stages on 8 nodes writing at once; the same
 // checkpoint of an unpipelined DDP layout is written by one node: 8 times as long.

@@ -14,6 +14,8 @@
 #include "planner/import/foreign_document.hpp"
 #include "planner/io/input_file.hpp"
 #include "planner/io/json_reader.hpp"
+#include "planner/scenario/megatron_pipeline_layout.hpp"
+#include "simulator/spec/errors.hpp"
 #include "support/catalog.hpp"
 
 namespace preflight {
@@ -154,6 +156,34 @@ TEST(ConfigImport, MegatronExpertParallelismIsTheLayoutsEp) {
   const ImportedSetup overlapped =
       imported(mixtral_launch(8, "--expert-model-parallel-size 8 --overlap-moe-expert-parallel-comm", 8), "overlap.sh");
   EXPECT_EQ(value_of(overlapped, "config.parallelism.ep_comm_overlap"), true);
+}
+
+// Megatron-Core's own layout example for DeepSeek-V3 (61 layers and an MTP layer over pp 16 x 2
+// virtual stages, docs/user-guide/features/pipeline_parallel_layout.md) unrolls to 32 chunks: two
+// virtual stages per rank. What `export` writes for layers pp x interleave does not divide reads back.
+TEST(ConfigImport, MegatronPipelineLayoutIsTheVirtualStages) {
+  const PipelineLayoutCount example = read_pipeline_layout("Et*3|(tt|)*29,m|L");
+  EXPECT_EQ(example.chunks, 32);
+  EXPECT_EQ(example.decoder_layers, 61);
+  // 29 chunks of 2 layers then 3 of 1 (pipeline_chunk_layers), the embedding's first, the loss's last.
+  const std::string written = write_pipeline_layout(61, 16, 2);
+  EXPECT_EQ(written, "Et*2|(t*2|)*28(t|)*2tL");
+  const PipelineLayoutCount back = read_pipeline_layout(written);
+  EXPECT_EQ(back.chunks, 32);
+  EXPECT_EQ(back.decoder_layers, 61);
+  for (const char* bad : {"Et*|L", "(tt|L", "Ex|L", "(tt)|L)", "(t)|L", "t*9999999"}) {
+    EXPECT_THROW(read_pipeline_layout(bad), InvalidConfig) << bad;
+  }
+  const auto launch = [](const std::string& layout) {
+    return "torchrun --nproc_per_node 8 --nnodes 16 pretrain_gpt.py --pipeline-model-parallel-size 16 "
+           "--pipeline-model-parallel-layout \"" + layout + "\" --num-layers 61 --hidden-size 7168 --num-attention-heads 128 "
+           "--swiglu --vocab-size 129280 --seq-length 4096 --micro-batch-size 1 --global-batch-size 1920 --bf16\n";
+  };
+  const ImportedSetup s = imported(launch("Et*3|(tt|)*29,m|L"), "deepseek.sh");
+  EXPECT_EQ(value_of(s, "config.parallelism.interleave"), 2);
+  EXPECT_EQ(value_of(s, "config.parallelism.pp"), 16);
+  EXPECT_THROW(imported(launch("Et*3|(tt|)*28,m|L"), "short.sh"), InputError);  // 59 decoder layers, not 61
+  EXPECT_THROW(imported(launch("Et*3|(tt|)*30L"), "odd.sh"), InputError);        // 31 chunks over 16 ranks
 }
 
 TEST(ConfigImport, ContextParallelDegreesAreTheLayoutsCp) {
