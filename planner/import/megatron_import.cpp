@@ -138,6 +138,9 @@ void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64
   }
   a.ignore(setup, {"microbatch-group-size-per-virtual-pipeline-stage"},
            "preflight runs the smallest micro-batch group Megatron-Core accepts (pp where pp divides the micro-batches)");
+  a.ignore(setup, {"decoder-first-pipeline-num-layers", "decoder-last-pipeline-num-layers", "account-for-embedding-in-pipeline-split",
+                   "account-for-loss-in-pipeline-split"},
+           "preflight simulates the heaviest stage of a balanced split: ceil(layers / pp) layers and the loss");
   if (const auto cp = a.integer("context-parallel-size", 1, 1024)) setup.set("config.parallelism.cp", *cp, file, "--context-parallel-size");
   const std::optional<bool> distributed = a.boolean("use-distributed-optimizer");
   // Megatron-DeepSpeed: the ZeRO stage is its DeepSpeed config's.

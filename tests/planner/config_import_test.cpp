@@ -182,6 +182,15 @@ TEST(ConfigImport, MegatronPipelineLayoutIsTheVirtualStages) {
   const ImportedSetup s = imported(launch("Et*3|(tt|)*29,m|L"), "deepseek.sh");
   EXPECT_EQ(value_of(s, "config.parallelism.interleave"), 2);
   EXPECT_EQ(value_of(s, "config.parallelism.pp"), 16);
+  // Megatron's older uneven split: reported, since the heaviest stage simulated stays ceil(61 / 16).
+  const ImportedSetup first_last = imported(
+      "torchrun --nproc_per_node 8 --nnodes 16 pretrain_gpt.py --pipeline-model-parallel-size 16 --decoder-first-pipeline-num-layers 3 "
+      "--decoder-last-pipeline-num-layers 2 --num-layers 61 --hidden-size 7168 --num-attention-heads 128 --swiglu --vocab-size 129280 "
+      "--seq-length 4096 --micro-batch-size 1 --global-batch-size 1920 --bf16\n",
+      "first-last.sh");
+  int reported = 0;
+  for (const IgnoredKey& i : first_last.ignored()) reported += i.key.find("pipeline-num-layers") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(reported, 2);
   EXPECT_THROW(imported(launch("Et*3|(tt|)*28,m|L"), "short.sh"), InputError);  // 59 decoder layers, not 61
   EXPECT_THROW(imported(launch("Et*3|(tt|)*30L"), "odd.sh"), InputError);        // 31 chunks over 16 ranks
 }
