@@ -119,6 +119,37 @@ TEST(MoeThroughput, LargeExpertModelsWithinAQuarterOfMegatronBridge) {
   EXPECT_LT(std::abs(deepseek_error), 0.25);
 }
 
+// Qwen3-235B-A22B bf16 on 256 H100 (InfiniBand 8 x 50 GB/s a node), 4,096 tokens, global batch 2,048,
+// micro-batch 1, as the Megatron-Core MoE team measured it (yanring/Megatron-MoE-ModelZoo,
+// best_practice/Qwen3/readme.md, commit c1ad0b5; DeepEP dispatch, whole experts): tp 2 x pp 8 x 4
+// virtual stages x ep 32, 19.7 s a step, and 17.6 s with the combined 1F1B overlap: an A/B of the
+// overlap alone. Its rows recompute the norms and activations (--recompute-modules), which is not
+// modelled: run without recompute (the time those recomputes take is a few percent). Measured
+// (2026-12-03): -6% and +3% (the overlap saves 18% of the step here against the measured 11%);
+// tp 4 x pp 8 x 4 x ep 8, 29.0 s measured, is +57% (why that layout ran a third slower than the
+// first is not in the model; printed, bounded). Its pp 32 x 3 virtual stages row needs empty chunks
+// (94 layers in 96), which preflight does not lay out.
+TEST(MoeThroughput, Qwen3LayoutsAndTheOverlapAgainstTheMegatronMoeModelZoo) {
+  const auto step_seconds = [](const std::string& name, const std::string& parallelism) {
+    const Published p{name, kConfigs + "Qwen3-235B-A22B/config.json", "bf16", 32, parallelism, 1, 2048.0};
+    return simulate(p).at("step").at("seconds").get<double>();
+  };
+  const double plain = step_seconds("qwen3-235b-zoo", R"({"tp": 2, "sequence_parallel": true, "pp": 8, "interleave": 4, "ep": 32, "etp": 1})");
+  const double overlapped = step_seconds(
+      "qwen3-235b-zoo-overlap", R"({"tp": 2, "sequence_parallel": true, "pp": 8, "interleave": 4, "ep": 32, "etp": 1, "ep_comm_overlap": true})");
+  const double wide_tp = step_seconds("qwen3-235b-zoo-tp4", R"({"tp": 4, "sequence_parallel": true, "pp": 8, "interleave": 4, "ep": 8, "etp": 1})");
+  const double plain_error = 19.7 / plain - 1.0, overlapped_error = 17.6 / overlapped - 1.0, wide_error = 29.0 / wide_tp - 1.0;
+  const double gain = 1.0 - overlapped / plain, measured_gain = 1.0 - 17.6 / 19.7;
+  std::cout << "Qwen3-235B-A22B (ModelZoo): " << 100.0 * plain_error << "% (19.7 s), with the overlap " << 100.0 * overlapped_error
+            << "% (17.6 s); the overlap saves " << 100.0 * gain << "% of the step against " << 100.0 * measured_gain
+            << "% measured; tp 4 x ep 8 " << 100.0 * wide_error << "% (29.0 s)\n";
+  EXPECT_LT(std::abs(plain_error), 0.25);
+  EXPECT_LT(std::abs(overlapped_error), 0.25);
+  EXPECT_GT(gain, 0.0);
+  EXPECT_LT(std::abs(gain - measured_gain), 0.10);
+  EXPECT_LT(wide_error, 0.75);  // a known miss (above): this bound keeps it from growing
+}
+
 TEST(MoeThroughput, FineGrainedExpertsOnOneNodePrintedAgainstMegatronBridge) {
   const Published qwen{"qwen3-30b-a3b-bridge", kConfigs + "Qwen3-30B-A3B/config.json", "fp8", 2,
                        R"({"tp": 1, "pp": 2, "interleave": 24, "ep": 8})", 2, 512.0};
