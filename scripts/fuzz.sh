@@ -93,7 +93,7 @@ seed_all() {
   seed sweep tests/golden/sweep.json tests/fuzz/seeds/sweep/*
   seed training_log examples/trial/*.log examples/trial/*.json
   seed config_import examples/from/*.json examples/from/*.yaml examples/from/*.yml examples/from/*.toml examples/from/*.sh \
-    examples/from/*.slurm tests/data/from/* tests/golden/from/export/*
+    examples/from/*.slurm tests/data/from/* tests/golden/from/export/* tests/fuzz/seeds/config_import/*
 }
 seed_all
 
