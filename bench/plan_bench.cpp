@@ -58,7 +58,7 @@ std::vector<StrategyConfig> layouts() {
                 c.recompute = rc;
                 c.micro_batch = mb;
                 c.grad_accum = s.training().global_batch_sequences / dp / mb;
-                if (!schedule_accepts(layout, c.grad_accum)) continue;
+                if (!schedule_accepts(c.framework, layout, c.grad_accum)) continue;
                 out.push_back(c);
               }
             }

@@ -50,7 +50,7 @@ class Climber {
   Evaluation best_micro_batch(const StrategyConfig& c, std::int64_t limit) const {
     const std::int64_t per_rank = per_rank_batch(c);
     for (std::int64_t mb = std::min(limit, per_rank); mb > 1; --mb) {
-      if (per_rank % mb != 0 || !schedule_accepts(c.parallelism, per_rank / mb)) continue;
+      if (per_rank % mb != 0 || !schedule_accepts(c.framework, c.parallelism, per_rank / mb)) continue;
       // When what stays resident alone overflows, this micro-batch cannot fit: skip its simulation.
       const StrategyConfig candidate = with_micro_batch(c, mb);
       if (resident_exceeds_capacity(estimate_memory(scenario_.workload, candidate, node_, scenario_.constraints.vram_headroom))) {
@@ -159,7 +159,7 @@ class Climber {
       }
       const std::int64_t dp = dp_degree(c, node_);
       if (scenario_.training().global_batch_sequences % dp != 0) continue;
-      if (!schedule_accepts(c.parallelism, scenario_.training().global_batch_sequences / dp)) continue;  // micro-batch 1
+      if (!schedule_accepts(c.framework, c.parallelism, scenario_.training().global_batch_sequences / dp)) continue;  // micro-batch 1
       record(4, "tensor parallelism " + std::to_string(c.parallelism.tp) + " + sequence parallelism, pipeline " +
                     std::to_string(c.parallelism.pp) + (drops_overlap ? " (all-to-alls no longer overlapped)" : ""),
              c);

@@ -93,7 +93,7 @@ std::string megatron_arguments(const ExportPlan& p) {
     s += arg("num-layers-per-virtual-pipeline-stage", layers / (par.pp * par.interleave));
   }
   if (par.interleave > 1) {
-    const std::int64_t group = microbatch_group_size(par.pp, c.grad_accum);
+    const std::int64_t group = microbatch_group_size(Framework::megatron, par.pp, c.grad_accum);
     if (group != par.pp) s += arg("microbatch-group-size-per-virtual-pipeline-stage", group);
   }
   if (par.sequence_parallel) s += " --sequence-parallel";

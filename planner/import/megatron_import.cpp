@@ -118,23 +118,36 @@ void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64
     setup.set("config.parallelism.interleave", layers / (pp * *per_stage), file, "--num-layers-per-virtual-pipeline-stage");
   }
   if (const std::optional<std::string> text = a.string("pipeline-model-parallel-layout")) {
+    // Megatron-LM takes one way of saying the virtual stages (arguments.py).
+    for (const char* other : {"virtual-pipeline-model-parallel-size", "num-virtual-stages-per-pipeline-rank",
+                              "num-layers-per-virtual-pipeline-stage", "decoder-first-pipeline-num-layers",
+                              "decoder-last-pipeline-num-layers"}) {
+      if (a.has(other)) a.fail(other, std::string("nothing beside --pipeline-model-parallel-layout (Megatron-LM takes one of them)"));
+    }
     PipelineLayoutCount count;
     try {
       count = read_pipeline_layout(*text);
     } catch (const InvalidConfig& e) {
       a.fail("pipeline-model-parallel-layout", e.what());
     }
-    if (count.chunks % pp != 0) {
-      a.fail("pipeline-model-parallel-layout", "a layout of pp x virtual stages chunks: " + std::to_string(count.chunks) +
+    if (count.chunks() % pp != 0) {
+      a.fail("pipeline-model-parallel-layout", "a layout of pp x virtual stages chunks: " + std::to_string(count.chunks()) +
                                                    " chunks for --pipeline-model-parallel-size " + std::to_string(pp));
     }
     if (a.has("num-layers") && count.decoder_layers != layers) {
       a.fail("pipeline-model-parallel-layout", "as many decoder layers (t) as --num-layers " + std::to_string(layers) + ", not " +
                                                    std::to_string(count.decoder_layers));
     }
-    if (count.chunks > pp) setup.set("config.parallelism.interleave", count.chunks / pp, file, "--pipeline-model-parallel-layout");
-    setup.note(file + ": --pipeline-model-parallel-layout read as " + std::to_string(count.chunks / pp) +
-               " model chunks per pipeline rank; preflight simulates a balanced layout's heaviest stage (ceil(layers / pp) layers and the loss)");
+    const std::int64_t v = count.chunks() / pp;
+    if (v > 1) setup.set("config.parallelism.interleave", v, file, "--pipeline-model-parallel-layout");
+    const std::int64_t heaviest = count.heaviest_rank_layers(static_cast<int>(pp));
+    const std::int64_t simulated = (count.decoder_layers + pp - 1) / pp;
+    setup.note(file + ": --pipeline-model-parallel-layout read as " + std::to_string(v) + " model chunk" + (v > 1 ? "s" : "") +
+               " per pipeline rank; preflight simulates a balanced layout's heaviest stage, " + std::to_string(simulated) +
+               " layers and the loss" +
+               (heaviest > simulated ? ", where this layout gives a rank " + std::to_string(heaviest) +
+                                           " (its memory and bubble are underestimated)"
+                                     : ""));
   }
   a.ignore(setup, {"microbatch-group-size-per-virtual-pipeline-stage"},
            "preflight runs the smallest micro-batch group Megatron-Core accepts (pp where pp divides the micro-batches)");

@@ -117,7 +117,7 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
   r.finish();
   try {
     validate_memory_config(c);
-    if (!schedule_accepts(c.parallelism, c.grad_accum)) {
+    if (!schedule_accepts(c.framework, c.parallelism, c.grad_accum)) {
       throw InvalidConfig("grad_accum", "at least pp = " + std::to_string(c.parallelism.pp) +
                                             " (the interleaved schedule runs micro-batches in groups of at least pp)");
     }

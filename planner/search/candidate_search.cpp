@@ -163,7 +163,7 @@ class Screen {
               Group g{&m, nodes, f, layout, sh, {}};
               for (std::int64_t mb : micro_batch_choices(global / dp)) {
                 const std::int64_t accum = global / dp / mb;
-                if (schedule_accepts(layout, accum) && s_.search.fixed.allows_batch(mb, accum)) g.batches.emplace_back(mb, accum);
+                if (schedule_accepts(f, layout, accum) && s_.search.fixed.allows_batch(mb, accum)) g.batches.emplace_back(mb, accum);
               }
               std::sort(g.batches.begin(), g.batches.end());
               if (!g.batches.empty()) out.push_back(std::move(g));

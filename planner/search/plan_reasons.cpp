@@ -183,11 +183,12 @@ class Explainer {
     if (par.pp > 1 && w_.evaluation.step) {
       const StepTime& t = *w_.evaluation.step;
       // (pp - 1) / interleave, or (pp - 1) x the largest chunk's share of an uneven stage.
-      const double bubble = stage_layout(s_.workload, par).bubble_micro_batches;
+      const StageLayout stages = stage_layout(s_.workload, par);
+      const double bubble = stages.bubble_micro_batches;
+      const bool uneven = stages.layers_per_stage % par.interleave != 0;
       out_.push_back("pipeline bubble: " + fixed(t.pipeline_bubble_seconds, 2) + " s of the " + fixed(t.seconds(), 2) +
                      " s step (" + share_text(t.pipeline_bubble_seconds / t.seconds()) + "): " +
-                     (bubble > static_cast<double>(par.pp - 1) / par.interleave + 1e-9 ? "(pp - 1) x the largest chunk's share = "
-                                                                                          : "(pp - 1) / interleave = ") +
+                     (uneven ? "(pp - 1) x the largest chunk's share = " : "(pp - 1) / interleave = ") +
                      fixed(bubble, 1) + " micro-batch times against " + std::to_string(w_.config().grad_accum) + " micro-batches");
     }
   }

@@ -86,7 +86,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   validate_parallelism(model, c.parallelism, c.nodes * node.gpus_per_node, node.gpus_per_node);
   const StackHabits stack = stack_habits(c.framework, job, c.flash_attention, node.gpu.architecture);
   validate_context_parallel(job, c.parallelism, stack);
-  if (!schedule_accepts(c.parallelism, c.grad_accum)) {
+  if (!schedule_accepts(c.framework, c.parallelism, c.grad_accum)) {
     throw InvalidConfig("grad_accum", "the interleaved schedule runs micro-batches in groups of at least pp = " +
                                           std::to_string(c.parallelism.pp) + ": grad_accum " + std::to_string(c.grad_accum) +
                                           " must be at least pp");
@@ -121,7 +121,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   // Groups larger than pp, where pp does not divide the micro-batches, hold more in warm-up.
   const double in_flight = c.parallelism.interleave > 1
                                ? interleaved_in_flight_micro_batches(c.parallelism.pp, c.parallelism.interleave,
-                                                                     microbatch_group_size(c.parallelism.pp, c.grad_accum))
+                                                                     microbatch_group_size(c.framework, c.parallelism.pp, c.grad_accum))
                                : stages.in_flight_micro_batches;
   act_in.in_flight_micro_batches = std::min(in_flight, static_cast<double>(c.grad_accum));
   // Conservative under pipelining: the first stage's in-flight activations plus the last stage's logits.

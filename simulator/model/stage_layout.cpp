@@ -30,8 +30,12 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p, int gpus, in
   if (p.pp > m.layers) {
     fail("parallelism.pp", "pp = " + std::to_string(p.pp) + " exceeds the " + std::to_string(m.layers) + " layers of " + m.id);
   }
-  if (p.interleave > 1 && (p.pp == 1 || !interleave_fits(m.layers, p.pp, p.interleave))) {
-    fail("parallelism.interleave", "interleave = " + std::to_string(p.interleave) + " needs pp > 1 and at least a layer per model chunk: " +
+  if (p.interleave > 1 && p.pp == 1) {
+    fail("parallelism.interleave", "interleave = " + std::to_string(p.interleave) + " needs pipeline parallelism (pp > 1)");
+  }
+  if (p.interleave > 1 && !interleave_fits(m.layers, p.pp, p.interleave)) {
+    // Megatron-Core's layouts may leave a chunk empty; preflight lays out only chunks with a layer.
+    fail("parallelism.interleave", "interleave = " + std::to_string(p.interleave) + ": at least a layer per model chunk, " +
                                        std::to_string(m.layers) + " layers for pp x interleave = " + std::to_string(p.pp * p.interleave) +
                                        " chunks");
   }
@@ -97,7 +101,7 @@ StageLayout stage_layout(const Workload& w, const Parallelism& p) {
   s.param_share = local / static_cast<double>(n.total());
   s.expert_share = local > 0.0 ? experts / local : 0.0;
   const double pp = static_cast<double>(p.pp);
-  s.in_flight_micro_batches = p.interleave > 1 ? interleaved_in_flight_micro_batches(p.pp, p.interleave, p.pp) : pp;
+  s.in_flight_micro_batches = p.interleave > 1 ? interleaved_in_flight_micro_batches(p.pp, p.interleave, p.pp) : pp;  // groups of pp
   // A stage's chunks hold ceil or floor of its layers / interleave (pipeline_chunk_layers): the fill
   // and drain pass through the largest chunk of each stage.
   const std::int64_t chunk = (s.layers_per_stage + p.interleave - 1) / p.interleave;
@@ -128,7 +132,13 @@ ParameterFootprint stage_footprint(ParameterFootprint f, const StageLayout& s) {
   return f;
 }
 
-std::int64_t microbatch_group_size(int pp, std::int64_t micro_batches) {
+std::int64_t microbatch_group_size(Framework framework, int pp, std::int64_t micro_batches) {
+  if (micro_batches < 1 || pp < 1) return 0;
+  if (framework == Framework::torchtitan) {
+    const std::int64_t rounds = std::max<std::int64_t>(1, micro_batches / pp);
+    return micro_batches % rounds == 0 ? micro_batches / rounds : 0;
+  }
+  // N = M always qualifies, so this ends by M (in a few dozen steps in practice).
   for (std::int64_t n = pp; n <= micro_batches; ++n) {
     const std::int64_t last = micro_batches % n;
     if (last == 0 || last >= pp) return n;

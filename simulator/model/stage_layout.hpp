@@ -25,9 +25,9 @@ struct StageLayout {
   // of those that are routed experts (each GPU holds experts / ep of them).
   double param_share = 1.0;
   double expert_share = 0.0;
-  // Micro-batches of activations the first stage keeps under 1F1B: pp; interleaved
-  // pp * (1 + (pp - 1) / (pp * interleave)) (Korthikanti et al. 2022, section 4.2.3), with
-  // Megatron-Core's default micro-batch groups of pp (interleaved_in_flight_micro_batches).
+  // Micro-batches of activations the first stage keeps under 1F1B: pp; interleaved with groups of pp
+  // pp * (1 + (pp - 1) / (pp * interleave)) (Korthikanti et al. 2022, section 4.2.3). The memory
+  // estimate counts a larger group's (interleaved_in_flight_micro_batches).
   double in_flight_micro_batches = 1.0;
   // Pipeline fill and drain in units of one micro-batch's forward + backward on a stage:
   // (pp - 1) / interleave (Narayanan et al. 2021, sections 2.2.1 and 2.2.2); (pp - 1) x the largest
@@ -37,8 +37,9 @@ struct StageLayout {
 
 // Throws InvalidConfig naming the "parallelism.*" field when the placement is not one Megatron can
 // run: tp must divide the attention and key/value heads and stay inside a node, tp x pp must divide
-// the GPUs, pp cannot exceed the layers, interleaving needs pp > 1 and a layer per model chunk, sequence parallelism needs tp > 1, expert parallelism an expert model whose
-// routed experts and data-parallel ranks it divides, context parallelism tp x pp x cp dividing the GPUs.
+// the GPUs, pp cannot exceed the layers, interleaving needs pp > 1 and a layer per model chunk,
+// sequence parallelism needs tp > 1, expert parallelism an expert model whose routed experts and
+// data-parallel ranks it divides, context parallelism tp x pp x cp dividing the GPUs.
 void validate_parallelism(const ModelSpec& model, const Parallelism& p, int gpus, int gpus_per_node);
 
 StageLayout stage_layout(const Workload& workload, const Parallelism& p);
@@ -57,21 +58,23 @@ inline bool interleave_fits(std::int64_t layers, int pp, int interleave) {
 // each rank's chunks ceil or floor of its layers / interleave.
 std::vector<std::int64_t> pipeline_chunk_layers(std::int64_t layers, int pp, int interleave);
 
-// Megatron-Core's interleaved schedule runs each virtual stage over groups of N contiguous
-// micro-batches (--microbatch-group-size-per-virtual-pipeline-stage, default pp): N between pp and
+// The interleaved schedules run each virtual stage over groups of N contiguous micro-batches.
+// Megatron-Core (--microbatch-group-size-per-virtual-pipeline-stage, default pp): N between pp and
 // the micro-batches M, and M mod N either 0 or at least pp, which schedules.py requires (a shorter
-// last group stalls the pipeline on its dependencies). The smallest such N, pp itself when pp
-// divides M; 0 when none exists (M < pp).
-std::int64_t microbatch_group_size(int pp, std::int64_t micro_batches);
+// last group stalls the pipeline on its dependencies); the smallest such N, pp itself where pp
+// divides M, 0 where none exists (M < pp). torchtitan (PyTorch's ScheduleInterleaved1F1B, torch/
+// distributed/pipelining/schedules.py): max(1, M / pp) rounds that must divide M, N = M / rounds.
+std::int64_t microbatch_group_size(Framework framework, int pp, std::int64_t micro_batches);
 
-// The interleaved schedule needs a micro-batch group Megatron-Core accepts.
-inline bool schedule_accepts(const Parallelism& p, std::int64_t grad_accum) {
-  return p.interleave == 1 || microbatch_group_size(p.pp, grad_accum) > 0;
+// The interleaved schedule needs a micro-batch group its stack accepts.
+inline bool schedule_accepts(Framework framework, const Parallelism& p, std::int64_t grad_accum) {
+  return p.interleave == 1 || microbatch_group_size(framework, p.pp, grad_accum) > 0;
 }
 
 // Micro-batches of activations the first stage holds under the interleaved schedule with groups of
 // `group`: its warm-up runs 2 (pp - 1) + (interleave - 1) x group chunk forwards before its first
-// backward (schedules.py, get_pp_rank_microbatches), and holds one more; a chunk holds 1 /
+// backward (Megatron-Core's get_pp_rank_microbatches; PyTorch's interleaved 1F1B alike, its
+// microbatches_per_round the group), and holds one more; a chunk holds 1 /
 // interleave of the stage's layers. pp (1 + (pp - 1) / (pp x interleave)) with group = pp
 // (Korthikanti et al. 2022, section 4.2.3).
 double interleaved_in_flight_micro_batches(int pp, int interleave, std::int64_t group);

@@ -1,9 +1,11 @@
 #pragma once
 // Pipeline parallelism as one stage sees it (Megatron's 1F1B and interleaved schedules): it idles
 // while micro-batches fill and drain the pipeline (the bubble: (pp - 1) / interleave micro-batch
-// times, Narayanan et al. 2021, sections 2.2.1 and 2.2.2), and receives each micro-batch's input
-// from the previous stage and its output gradient from the next. The simulated stage is the last
-// one: it also runs the head, so it is the slowest.
+// times, Narayanan et al. 2021, sections 2.2.1 and 2.2.2; through the largest chunk where the
+// chunks are uneven, StageLayout::bubble_micro_batches), and receives each micro-batch's input from
+// the previous stage and its output gradient from the next. The simulated stage holds the heaviest
+// stage's ceil(layers / pp) layers and also runs the head, the slowest stage there can be (the
+// balanced layout gives the last rank, which runs the head, floor(layers / pp)).
 
 #include <optional>
 #include <string_view>

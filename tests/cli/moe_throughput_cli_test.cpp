@@ -147,7 +147,8 @@ TEST(MoeThroughput, Qwen3LayoutsAndTheOverlapAgainstTheMegatronMoeModelZoo) {
   EXPECT_LT(std::abs(overlapped_error), 0.25);
   EXPECT_GT(gain, 0.0);
   EXPECT_LT(std::abs(gain - measured_gain), 0.10);
-  EXPECT_LT(wide_error, 0.75);  // a known miss (above): this bound keeps it from growing
+  EXPECT_GT(wide_error, 0.0);   // a known miss (above), optimistic:
+  EXPECT_LT(wide_error, 0.75);  // this bound keeps it from growing
 }
 
 TEST(MoeThroughput, FineGrainedExpertsOnOneNodePrintedAgainstMegatronBridge) {
@@ -167,9 +168,10 @@ TEST(MoeThroughput, FineGrainedExpertsOnOneNodePrintedAgainstMegatronBridge) {
 // all-to-all with computation (DualPipe: the forward of one micro-batch beside the backward of
 // another, 3.2.1) and shrinks the bubble to (pp/2 - 1) passes against 1F1B's pp - 1 (Table 2).
 // Simulated as Megatron-Core runs that layout: its combined 1F1B (ep_comm_overlap), which follows
-// DualPipe and beside pipelining needs virtual stages, over pp 16 x 2 virtual stages (the layout
-// Megatron-Core's pipeline_parallel_layout.md gives for DeepSeek-V3: 61 layers in 32 chunks of 2
-// or 1), whose bubble is (pp - 1) / 2 stage passes; 120 micro-batches per rank in groups of 20
+// DualPipe and beside pipelining needs virtual stages, over pp 16 x 2 virtual stages (the shape
+// Megatron-Core's pipeline_parallel_layout.md lays DeepSeek-V3 out in; preflight's balanced layout
+// of it, 61 layers in 32 chunks of 2 or 1, 4 on the heaviest stage where the documented one gives
+// the embedding's rank 5), whose bubble is (pp - 1) / 2 stage passes; 120 micro-batches per rank in groups of 20
 // (Megatron-Core needs groups of at least pp whose last is full). Its fp8 activation caching is not
 // modelled, so the published run would not fit its activations in 80 GB here: the step time is
 // compared, memory aside. Measured (2026-12-03): -19% (3.29 M GPU-hours predicted); -32% with 1F1B

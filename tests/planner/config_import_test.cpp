@@ -163,21 +163,32 @@ TEST(ConfigImport, MegatronExpertParallelismIsTheLayoutsEp) {
 // virtual stages per rank. What `export` writes for layers pp x interleave does not divide reads back.
 TEST(ConfigImport, MegatronPipelineLayoutIsTheVirtualStages) {
   const PipelineLayoutCount example = read_pipeline_layout("Et*3|(tt|)*29,m|L");
-  EXPECT_EQ(example.chunks, 32);
+  EXPECT_EQ(example.chunks(), 32);
   EXPECT_EQ(example.decoder_layers, 61);
+  EXPECT_EQ(example.heaviest_rank_layers(16), 5);  // rank 0: its 3 layers beside the embedding, then 2
   // 29 chunks of 2 layers then 3 of 1 (pipeline_chunk_layers), the embedding's first, the loss's last.
   const std::string written = write_pipeline_layout(61, 16, 2);
   EXPECT_EQ(written, "Et*2|(t*2|)*28(t|)*2tL");
   const PipelineLayoutCount back = read_pipeline_layout(written);
-  EXPECT_EQ(back.chunks, 32);
+  EXPECT_EQ(back.chunks(), 32);
   EXPECT_EQ(back.decoder_layers, 61);
-  for (const char* bad : {"Et*|L", "(tt|L", "Ex|L", "(tt)|L)", "(t)|L", "t*9999999"}) {
+  EXPECT_EQ(back.heaviest_rank_layers(16), 4);  // ceil(61 / 16), what is simulated
+  EXPECT_EQ(write_pipeline_layout(4, 1, 1), "Et*4L");
+  // What Megatron-Core's parser and validate_layer_layout take, and what they refuse.
+  EXPECT_EQ(read_pipeline_layout("E|*3t,*2|tL").chunks(), 5);  // "|*3" repeats the separator; commas go first
+  EXPECT_EQ(read_pipeline_layout("Et*0|tL").decoder_layers, 1);
+  for (const char* bad : {"Et*|L", "(tt|L", "Ex|L", "(tt)|L)", "(t)|L", "t*9999999", "t|L)", "Et| tL", "E((t)*2)*2L", "E()*3L",
+                          "tt|tt", "Et|L|t", "ELt", "EEt|L", "Et|m|tL", "E(mt)*2L", "Et|LL"}) {
     EXPECT_THROW(read_pipeline_layout(bad), InvalidConfig) << bad;
   }
-  const auto launch = [](const std::string& layout) {
+  // Hostile text costs time linear in its length: repeats inside a chunk are counted, not unrolled.
+  std::string hostile;
+  for (int i = 0; i < 50'000; ++i) hostile += "(t*999999)*0";
+  EXPECT_THROW(read_pipeline_layout(hostile), InvalidConfig);  // no embedding
+  const auto launch = [](const std::string& layout, const std::string& extra = "") {
     return "torchrun --nproc_per_node 8 --nnodes 16 pretrain_gpt.py --pipeline-model-parallel-size 16 "
            "--pipeline-model-parallel-layout \"" + layout + "\" --num-layers 61 --hidden-size 7168 --num-attention-heads 128 "
-           "--swiglu --vocab-size 129280 --seq-length 4096 --micro-batch-size 1 --global-batch-size 1920 --bf16\n";
+           "--swiglu --vocab-size 129280 --seq-length 4096 --micro-batch-size 1 --global-batch-size 1920 --bf16" + extra + "\n";
   };
   const ImportedSetup s = imported(launch("Et*3|(tt|)*29,m|L"), "deepseek.sh");
   EXPECT_EQ(value_of(s, "config.parallelism.interleave"), 2);
@@ -192,6 +203,10 @@ TEST(ConfigImport, MegatronPipelineLayoutIsTheVirtualStages) {
   for (const IgnoredKey& i : first_last.ignored()) reported += i.key.find("pipeline-num-layers") != std::string::npos ? 1 : 0;
   EXPECT_EQ(reported, 2);
   EXPECT_THROW(imported(launch("Et*3|(tt|)*28,m|L"), "short.sh"), InputError);  // 59 decoder layers, not 61
+  EXPECT_THROW(imported(launch("Et*3|(tt|)*29,m|L", " --num-virtual-stages-per-pipeline-rank 2"), "both.sh"), InputError);
+  bool underestimated = false;  // the documented layout gives rank 0 five layers, one more than simulated
+  for (const std::string& n : s.notes()) underestimated = underestimated || n.find("gives a rank 5") != std::string::npos;
+  EXPECT_TRUE(underestimated);
   EXPECT_THROW(imported(launch("Et*3|(tt|)*30L"), "odd.sh"), InputError);        // 31 chunks over 16 ranks
 }
 

@@ -200,7 +200,7 @@ TEST(PlanSearch, GpuMemoryIsMonotoneInHeavinessAndMicroBatch) {
             for (const Framework f : searched_frameworks(s)) {
               std::vector<std::pair<StrategyConfig, double>> peaks;
               for (std::int64_t mb : micro_batch_choices(s.training().global_batch_sequences / dp)) {
-                if (!schedule_accepts(layout, s.training().global_batch_sequences / dp / mb)) continue;
+                if (!schedule_accepts(f, layout, s.training().global_batch_sequences / dp / mb)) continue;
                 for (const Offload& offload : offload_choices(sharding, *node, gpus, layout)) {
                   for (Recompute recompute : kRecomputeChoices) {
                     StrategyConfig c;

@@ -48,16 +48,24 @@ TEST(PipelineLayout, TheBubblePassesThroughTheLargestChunk) {
 
 // Megatron-Core's rule (schedules.py): a group of N micro-batches with pp <= N <= M and M mod N either
 // 0 or >= pp. DeepSeek-V3's run, 15,360 sequences over 128 data-parallel ranks: M = 120 on pp 16,
-// where N = 16, 17, 18, 19 leave 8, 1, 12, 6 and N = 20 leaves 0.
-TEST(PipelineLayout, MicroBatchGroupsMegatronCoreAccepts) {
-  EXPECT_EQ(microbatch_group_size(16, 120), 20);
-  EXPECT_EQ(microbatch_group_size(16, 128), 16);  // pp divides M: the default
-  EXPECT_EQ(microbatch_group_size(4, 6), 6);      // 4 leaves 2, 5 leaves 1
-  EXPECT_EQ(microbatch_group_size(4, 9), 5);      // 4 leaves 1; 5 leaves 4, a full last group
-  EXPECT_EQ(microbatch_group_size(16, 15), 0);    // fewer micro-batches than stages
-  EXPECT_TRUE(schedule_accepts({1, 16, false, 2}, 120));
-  EXPECT_FALSE(schedule_accepts({1, 16, false, 2}, 15));
-  EXPECT_TRUE(schedule_accepts({1, 16, false, 1}, 15));  // 1F1B has no groups
+// where N = 16, 17, 18, 19 leave 8, 1, 12, 6 and N = 20 leaves 0. PyTorch's interleaved 1F1B
+// (torchtitan): max(1, M / pp) rounds must divide M, so M = 9 on pp 4 (2 rounds) is refused, where
+// Megatron-Core runs groups of 5.
+TEST(PipelineLayout, MicroBatchGroupsEachStackAccepts) {
+  constexpr Framework megatron = Framework::megatron, titan = Framework::torchtitan;
+  EXPECT_EQ(microbatch_group_size(megatron, 16, 120), 20);
+  EXPECT_EQ(microbatch_group_size(megatron, 16, 128), 16);  // pp divides M: the default
+  EXPECT_EQ(microbatch_group_size(megatron, 4, 6), 6);      // 4 leaves 2, 5 leaves 1
+  EXPECT_EQ(microbatch_group_size(megatron, 4, 9), 5);      // 4 leaves 1; 5 leaves 4, a full last group
+  EXPECT_EQ(microbatch_group_size(megatron, 16, 15), 0);    // fewer micro-batches than stages
+  EXPECT_EQ(microbatch_group_size(titan, 4, 9), 0);
+  EXPECT_EQ(microbatch_group_size(titan, 4, 12), 4);        // 3 rounds of 4
+  EXPECT_EQ(microbatch_group_size(titan, 4, 10), 5);        // 2 rounds of 5
+  EXPECT_EQ(microbatch_group_size(titan, 4, 3), 3);         // 1 round
+  EXPECT_TRUE(schedule_accepts(megatron, {1, 16, false, 2}, 120));
+  EXPECT_FALSE(schedule_accepts(megatron, {1, 16, false, 2}, 15));
+  EXPECT_FALSE(schedule_accepts(titan, {1, 4, false, 2}, 9));
+  EXPECT_TRUE(schedule_accepts(megatron, {1, 16, false, 1}, 15));  // 1F1B has no groups
 }
 
 // The first stage's warm-up runs 2 (pp - 1) + (v - 1) x N chunk forwards and holds one more: pp 16 x 2
