@@ -30,6 +30,19 @@ std::string quoted(const std::string& s) {
 }
 
 // FSDP2's reshard_after_forward: ZeRO-2-like sharding keeps the gathered parameters until backward.
+// The layers per stage that give pp x interleave stages: ceil((layers + 2) / n) of them.
+std::int64_t torchtitan_layers_per_stage(const ExportPlan& p) {
+  const Parallelism& par = p.config.parallelism;
+  const std::int64_t weighted = p.scenario->model().layers + 2, stages = static_cast<std::int64_t>(par.pp) * par.interleave;
+  for (std::int64_t n = 1; n <= weighted; ++n) {
+    if ((weighted + n - 1) / n == stages) return n;
+  }
+  throw InvalidConfig("parallelism.interleave", "torchtitan splits the " + std::to_string(weighted - 2) +
+                                                    " layers and its embedding and output into stages of equal layers: no stage size gives pp x " +
+                                                    std::to_string(par.interleave) + " = " + std::to_string(stages) +
+                                                    " stages (interleave 2 runs as torchtitan's default)");
+}
+
 std::string reshard_after_forward(Sharding s) { return s == Sharding::fsdp_grad_op ? "never" : "default"; }
 
 }  // namespace
@@ -74,9 +87,17 @@ std::string torchtitan_config_toml(const ExportPlan& p) {
   }
   s += t.precision == Precision::fp8 ? "converters = [\"float8\"]\n\n" : "\n";
   s += "[training]\n";
-  s += "local_batch_size = " + std::to_string(c.micro_batch) + "\n";
-  s += "global_batch_size = " + std::to_string(c.micro_batch * c.grad_accum * dp) + "  # " + std::to_string(c.grad_accum) +
-       " gradient accumulation steps\n";
+  if (par.pp > 1) {
+    // A pipeline's micro-batches come from the local batch (pipeline_parallel_microbatch_size splits
+    // it, torchtitan's build_pipeline_schedule), so the schedule runs all of them in one step.
+    s += "local_batch_size = " + std::to_string(c.micro_batch * c.grad_accum) + "  # " + std::to_string(c.grad_accum) +
+         " pipeline micro-batches of " + std::to_string(c.micro_batch) + "\n";
+    s += "global_batch_size = " + std::to_string(c.micro_batch * c.grad_accum * dp) + "\n";
+  } else {
+    s += "local_batch_size = " + std::to_string(c.micro_batch) + "\n";
+    s += "global_batch_size = " + std::to_string(c.micro_batch * c.grad_accum * dp) + "  # " + std::to_string(c.grad_accum) +
+         " gradient accumulation steps\n";
+  }
   s += "seq_len = " + std::to_string(t.seq_len) + "\n";
   s += "steps = " + std::to_string(p.steps) + "\n";
   s += "mixed_precision_param = \"bfloat16\"\n";
@@ -94,7 +115,14 @@ std::string torchtitan_config_toml(const ExportPlan& p) {
     s += "# preflight simulated the keys and values passed around a ring (context_parallel_rotate_method = \"alltoall\");\n"
          "# torchtitan's default, \"allgather\", gathers them before each attention instead\n";
   }
-  if (par.pp > 1) s += std::string("pipeline_parallel_schedule = ") + (par.interleave > 1 ? "\"Interleaved1F1B\"" : "\"1F1B\"") + "\n";
+  if (par.pp > 1) {
+    s += std::string("pipeline_parallel_schedule = ") + (par.interleave > 1 ? "\"Interleaved1F1B\"" : "\"1F1B\"") + "\n";
+    s += "pipeline_parallel_microbatch_size = " + std::to_string(c.micro_batch) + "\n";
+    // torchtitan gives a looped schedule two stages a rank unless told how many layers a stage holds:
+    // ceil((layers + 2) / layers_per_stage) stages, the embedding and the output weighing a layer each
+    // (pipeline_parallel_first/last_stage_less_layers, default 1).
+    if (par.interleave > 2) s += "pipeline_parallel_layers_per_stage = " + std::to_string(torchtitan_layers_per_stage(p)) + "\n";
+  }
   s += "\n[activation_checkpoint]\nmode = " + quoted(to_string(c.recompute)) + "\n";
   if (c.recompute == Recompute::selective) s += "selective_ac_option = \"op\"\n";
   s += "\n[compile]\nenable = " + std::string(t.torch_compile ? "true" : "false") + "\n";

@@ -226,6 +226,37 @@ TEST(CliExport, MegatronLaunchCarriesTheLayout) {
   EXPECT_NE(sim.out.find("tp 4 + SP, pp 8 x2 interleaved"), std::string::npos) << sim.out;
 }
 
+// torchtitan runs a pipeline's micro-batches out of the local batch (build_pipeline_schedule: local
+// batch / pipeline_parallel_microbatch_size of them in one schedule), so 512 sequences over dp 4 are
+// a local batch of 128 in micro-batches of 1, not 128 accumulation steps of one (which would drain the
+// pipeline after every micro-batch); read back, it is the config that was exported. With 3 virtual
+// stages torchtitan is told the stage size: ceil((80 + 2) / 7) = 12 = 4 x 3 stages (6 gives 14, 8 gives 11).
+TEST(CliExport, TorchtitanPipelineRunsItsMicroBatchesInOneSchedule) {
+  const fs::path dir = test::scratch_dir("export-torchtitan-pp");
+  const auto exported = [&](int interleave) {
+    const std::string config = R"('{"instance": "aws/p4de.24xlarge", "nodes": 8, "framework": "torchtitan", "parallelism": {"tp": 4, "pp": 4, "sequence_parallel": true, "interleave": )" +
+                               std::to_string(interleave) + R"(}, "sharding": "fsdp_full", "activation_checkpointing": "full", "micro_batch": 1}')";
+    const test::CliResult r = test::run_preflight("export torchtitan " + scenario("llama2-70b-sft-a100") + " --config " + config);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  };
+  const std::string two = exported(2);
+  for (const char* line : {"local_batch_size = 128", "global_batch_size = 512", "pipeline_parallel_schedule = \"Interleaved1F1B\"",
+                           "pipeline_parallel_microbatch_size = 1"}) {
+    EXPECT_NE(two.find(line), std::string::npos) << line << " missing in:\n" << two;
+  }
+  EXPECT_EQ(two.find("pipeline_parallel_layers_per_stage"), std::string::npos) << two;  // two a rank: torchtitan's default
+  test::write_text(dir / "job.toml", two);
+  const test::CliResult back = test::run_preflight("check " + scenario("llama2-70b-sft-a100") + " --from " + (dir / "job.toml").string() +
+                                                   " --format json");
+  ASSERT_TRUE(back.exit_code == 0 || back.exit_code == 1) << back.err;
+  const nlohmann::json config = nlohmann::json::parse(back.out).at("config");
+  EXPECT_EQ(config.at("micro_batch"), 1);
+  EXPECT_EQ(config.at("grad_accum"), 128);
+  EXPECT_EQ(config.at("parallelism").at("interleave"), 2);
+  EXPECT_NE(exported(3).find("pipeline_parallel_layers_per_stage = 7"), std::string::npos);
+}
+
 // Llama 2 70B's 80 layers over pp 16 x 2 virtual stages: 5 layers a stage, which 2 chunks split as 3
 // + 2, so the export lays them out explicitly (--pipeline-model-parallel-layout): the first virtual
 // stage of every rank 3 layers, the second 2, the embedding first and the loss last.
