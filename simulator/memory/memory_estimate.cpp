@@ -120,7 +120,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   act_in.stage_layers = stages.layers_per_stage;
   // Groups larger than pp, where pp does not divide the micro-batches, hold more in warm-up.
   const double in_flight = c.parallelism.interleave > 1
-                               ? interleaved_in_flight_micro_batches(c.parallelism.pp, c.parallelism.interleave,
+                               ? interleaved_in_flight_micro_batches(stages.layers_per_stage, c.parallelism.pp, c.parallelism.interleave,
                                                                      microbatch_group_size(c.framework, c.parallelism.pp, c.grad_accum))
                                : stages.in_flight_micro_batches;
   act_in.in_flight_micro_batches = std::min(in_flight, static_cast<double>(c.grad_accum));

@@ -101,7 +101,8 @@ StageLayout stage_layout(const Workload& w, const Parallelism& p) {
   s.param_share = local / static_cast<double>(n.total());
   s.expert_share = local > 0.0 ? experts / local : 0.0;
   const double pp = static_cast<double>(p.pp);
-  s.in_flight_micro_batches = p.interleave > 1 ? interleaved_in_flight_micro_batches(p.pp, p.interleave, p.pp) : pp;  // groups of pp
+  s.in_flight_micro_batches =
+      p.interleave > 1 ? interleaved_in_flight_micro_batches(s.layers_per_stage, p.pp, p.interleave, p.pp) : pp;  // groups of pp
   // A stage's chunks hold ceil or floor of its layers / interleave (pipeline_chunk_layers): the fill
   // and drain pass through the largest chunk of each stage.
   const std::int64_t chunk = (s.layers_per_stage + p.interleave - 1) / p.interleave;
@@ -146,9 +147,18 @@ std::int64_t microbatch_group_size(Framework framework, int pp, std::int64_t mic
   return 0;
 }
 
-double interleaved_in_flight_micro_batches(int pp, int interleave, std::int64_t group) {
-  const double chunks = 2.0 * (pp - 1) + static_cast<double>(interleave - 1) * static_cast<double>(group) + 1.0;
-  return chunks / static_cast<double>(interleave);
+double interleaved_in_flight_micro_batches(std::int64_t stage_layers, int pp, int interleave, std::int64_t group) {
+  const std::int64_t v = interleave;
+  const std::int64_t held = 2 * (pp - 1) + (v - 1) * group + 1;  // chunk forwards
+  // Forward k runs chunk (k / group) mod interleave; chunk j holds ceil or floor of the stage's layers
+  // / interleave, the first ones the extra (pipeline_chunk_layers).
+  const auto chunk = [&](std::int64_t j) { return stage_layers / v + (j < stage_layers % v ? 1 : 0); };
+  const std::int64_t cycles = held / (group * v), rest = held % (group * v);
+  double layers = static_cast<double>(cycles * group * stage_layers);
+  for (std::int64_t j = 0; j < v; ++j) {
+    layers += static_cast<double>(std::clamp<std::int64_t>(rest - j * group, 0, group) * chunk(j));
+  }
+  return layers / static_cast<double>(stage_layers);
 }
 
 }  // namespace preflight

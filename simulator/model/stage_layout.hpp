@@ -71,13 +71,15 @@ inline bool schedule_accepts(Framework framework, const Parallelism& p, std::int
   return p.interleave == 1 || microbatch_group_size(framework, p.pp, grad_accum) > 0;
 }
 
-// Micro-batches of activations the first stage holds under the interleaved schedule with groups of
-// `group`: its warm-up runs 2 (pp - 1) + (interleave - 1) x group chunk forwards before its first
-// backward (Megatron-Core's get_pp_rank_microbatches; PyTorch's interleaved 1F1B alike, its
-// microbatches_per_round the group), and holds one more; a chunk holds 1 /
-// interleave of the stage's layers. pp (1 + (pp - 1) / (pp x interleave)) with group = pp
-// (Korthikanti et al. 2022, section 4.2.3).
-double interleaved_in_flight_micro_batches(int pp, int interleave, std::int64_t group);
+// Micro-batches of activations (in units of the stage's `stage_layers` layers) the first stage holds
+// under the interleaved schedule with groups of `group`: its warm-up runs 2 (pp - 1) +
+// (interleave - 1) x group chunk forwards before its first backward (Megatron-Core's
+// get_pp_rank_microbatches; PyTorch's interleaved 1F1B alike, its microbatches_per_round the
+// group), and holds one more, forward k on chunk (k / group) mod interleave, whose layers
+// pipeline_chunk_layers gives (the first chunks the extra ones where interleave does not divide the
+// stage). pp (1 + (pp - 1) / (pp x interleave)) for even chunks and group = pp (Korthikanti et al.
+// 2022, section 4.2.3).
+double interleaved_in_flight_micro_batches(std::int64_t stage_layers, int pp, int interleave, std::int64_t group);
 
 // What one GPU of the heaviest stage holds of the model's parameters: its tensor-parallel slice.
 ParameterFootprint stage_footprint(ParameterFootprint whole, const StageLayout& layout);

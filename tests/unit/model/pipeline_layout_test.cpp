@@ -69,11 +69,15 @@ TEST(PipelineLayout, MicroBatchGroupsEachStackAccepts) {
 }
 
 // The first stage's warm-up runs 2 (pp - 1) + (v - 1) x N chunk forwards and holds one more: pp 16 x 2
-// with N = 20 holds (30 + 20 + 1) / 2 = 25.5 micro-batches of a stage's activations; with the default
-// N = pp, (30 + 16 + 1) / 2 = 23.5 = 16 (1 + 15 / 32), Korthikanti et al.'s figure.
-TEST(PipelineLayout, LargerGroupsHoldMoreInWarmUp) {
-  EXPECT_DOUBLE_EQ(interleaved_in_flight_micro_batches(16, 2, 20), 25.5);
-  EXPECT_DOUBLE_EQ(interleaved_in_flight_micro_batches(16, 2, 16), 16.0 * (1.0 + 15.0 / 32.0));
+// with N = 20 and even chunks holds (30 + 20 + 1) / 2 = 25.5 micro-batches of a stage's activations;
+// with the default N = pp, (30 + 16 + 1) / 2 = 23.5 = 16 (1 + 15 / 32), Korthikanti et al.'s figure.
+// Uneven chunks, Llama 2 70B's 5 layers a stage as 3 + 2 on pp 16 x 2: the 47 forwards held are 16 of
+// the 3-layer chunk, 16 of the 2-layer one and 15 of the 3-layer one again, 48 + 32 + 45 = 125 layers
+// = 25 stage micro-batches (23.5 were every chunk 2.5 layers).
+TEST(PipelineLayout, LargerGroupsAndLargerFirstChunksHoldMoreInWarmUp) {
+  EXPECT_DOUBLE_EQ(interleaved_in_flight_micro_batches(4, 16, 2, 20), 25.5);
+  EXPECT_DOUBLE_EQ(interleaved_in_flight_micro_batches(4, 16, 2, 16), 16.0 * (1.0 + 15.0 / 32.0));
+  EXPECT_DOUBLE_EQ(interleaved_in_flight_micro_batches(5, 16, 2, 16), 25.0);
 }
 
 }  // namespace
