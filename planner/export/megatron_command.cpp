@@ -108,6 +108,9 @@ std::string megatron_arguments(const ExportPlan& p) {
   if (par.expert_tp() != par.tp) s += arg("expert-tensor-parallel-size", par.expert_tp());
   if (par.ep_comm_overlap) s += " --overlap-moe-expert-parallel-comm";
   if (par.cp > 1) s += arg("context-parallel-size", par.cp) + " --cp-comm-type p2p";
+  // The gradient reduction in buckets during backward, as the step was simulated (Megatron-LM's
+  // default reduces after backward).
+  if (dp > 1) s += " --overlap-grad-reduce";
   if (stage == 1) s += " --use-distributed-optimizer";
   s += " \\\n ";
   s += model_arguments(p.scenario->model(), t.seq_len) + " \\\n ";

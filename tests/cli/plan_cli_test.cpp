@@ -214,7 +214,7 @@ TEST(CliExport, MegatronLaunchCarriesTheLayout) {
   const test::CliResult m = test::run_preflight("export megatron " + scenario("llama2-70b-sft-a100") + " --config " + config);
   ASSERT_EQ(m.exit_code, 0) << m.err;
   for (const char* flag : {"--nnodes=8", "--tensor-model-parallel-size 4 --pipeline-model-parallel-size 8",
-                           "--num-layers-per-virtual-pipeline-stage 5", "--sequence-parallel", "--use-distributed-optimizer",
+                           "--num-layers-per-virtual-pipeline-stage 5", "--sequence-parallel", "--overlap-grad-reduce --use-distributed-optimizer",
                            "--num-layers 80 --hidden-size 8192 --ffn-hidden-size 28672 --num-attention-heads 64",
                            "--group-query-attention --num-query-groups 8", "--swiglu", "--normalization RMSNorm",
                            "--micro-batch-size 1 --global-batch-size 512", "--recompute-granularity selective", "--train-iters 239"}) {

@@ -127,6 +127,10 @@ TEST(ConfigImport, MegatronArgumentsAreTheArchitecture) {
   EXPECT_EQ(value_of(s, "training.global_batch_size"), 1536);
   EXPECT_EQ(value_of(s, "training.precision"), "fp16");
   EXPECT_EQ(value_of(s, "training.framework"), "megatron");
+  // Without --overlap-grad-reduce Megatron-LM reduces after backward, slower than simulated: said.
+  bool said = false;
+  for (const std::string& n : s.notes()) said = said || n.find("without --overlap-grad-reduce") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 // A Megatron-LM launch of Mixtral's shape with `experts` experts on `nodes` nodes of 8 and `layout`'s arguments.
