@@ -29,7 +29,6 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-// FSDP2's reshard_after_forward: ZeRO-2-like sharding keeps the gathered parameters until backward.
 // The layers per stage that give pp x interleave stages: ceil((layers + 2) / n) of them.
 std::int64_t torchtitan_layers_per_stage(const ExportPlan& p) {
   const Parallelism& par = p.config.parallelism;
@@ -43,6 +42,7 @@ std::int64_t torchtitan_layers_per_stage(const ExportPlan& p) {
                                                     " stages (interleave 2 runs as torchtitan's default)");
 }
 
+// FSDP2's reshard_after_forward: ZeRO-2-like sharding keeps the gathered parameters until backward.
 std::string reshard_after_forward(Sharding s) { return s == Sharding::fsdp_grad_op ? "never" : "default"; }
 
 }  // namespace

@@ -118,8 +118,7 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
   try {
     validate_memory_config(c);
     if (!schedule_accepts(c.framework, c.parallelism, c.grad_accum)) {
-      throw InvalidConfig("grad_accum", "at least pp = " + std::to_string(c.parallelism.pp) +
-                                            " (the interleaved schedule runs micro-batches in groups of at least pp)");
+      throw InvalidConfig("grad_accum", schedule_rule(c.framework, c.parallelism.pp));
     }
   } catch (const InvalidConfig& e) {
     rethrow_at(source, e);

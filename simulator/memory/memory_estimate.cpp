@@ -87,9 +87,8 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   const StackHabits stack = stack_habits(c.framework, job, c.flash_attention, node.gpu.architecture);
   validate_context_parallel(job, c.parallelism, stack);
   if (!schedule_accepts(c.framework, c.parallelism, c.grad_accum)) {
-    throw InvalidConfig("grad_accum", "the interleaved schedule runs micro-batches in groups of at least pp = " +
-                                          std::to_string(c.parallelism.pp) + ": grad_accum " + std::to_string(c.grad_accum) +
-                                          " must be at least pp");
+    throw InvalidConfig("grad_accum", "grad_accum " + std::to_string(c.grad_accum) + ": the interleaved schedule needs " +
+                                          schedule_rule(c.framework, c.parallelism.pp));
   }
   const int gpus = c.nodes * node.gpus_per_node;
   const double world = static_cast<double>(gpus);
@@ -118,12 +117,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
 
   ActivationInputs act_in = activation_inputs(job, c, stack);
   act_in.stage_layers = stages.layers_per_stage;
-  // Groups larger than pp, where pp does not divide the micro-batches, hold more in warm-up.
-  const double in_flight = c.parallelism.interleave > 1
-                               ? interleaved_in_flight_micro_batches(stages.layers_per_stage, c.parallelism.pp, c.parallelism.interleave,
-                                                                     microbatch_group_size(c.framework, c.parallelism.pp, c.grad_accum))
-                               : stages.in_flight_micro_batches;
-  act_in.in_flight_micro_batches = std::min(in_flight, static_cast<double>(c.grad_accum));
+  act_in.in_flight_micro_batches = in_flight_micro_batches(stages, c.framework, c.grad_accum);
   // Conservative under pipelining: the first stage's in-flight activations plus the last stage's logits.
   const ActivationMemory act = activation_memory(w, act_in);
 

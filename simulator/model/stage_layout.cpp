@@ -101,12 +101,9 @@ StageLayout stage_layout(const Workload& w, const Parallelism& p) {
   s.param_share = local / static_cast<double>(n.total());
   s.expert_share = local > 0.0 ? experts / local : 0.0;
   const double pp = static_cast<double>(p.pp);
-  s.in_flight_micro_batches =
-      p.interleave > 1 ? interleaved_in_flight_micro_batches(s.layers_per_stage, p.pp, p.interleave, p.pp) : pp;  // groups of pp
-  // A stage's chunks hold ceil or floor of its layers / interleave (pipeline_chunk_layers): the fill
-  // and drain pass through the largest chunk of each stage.
-  const std::int64_t chunk = (s.layers_per_stage + p.interleave - 1) / p.interleave;
-  s.bubble_micro_batches = (pp - 1.0) * static_cast<double>(chunk) / static_cast<double>(s.layers_per_stage);
+  // The fill and drain pass through the largest chunk of each stage.
+  s.bubble_micro_batches =
+      (pp - 1.0) * static_cast<double>(chunk_layers(s.layers_per_stage, p.interleave, 0)) / static_cast<double>(s.layers_per_stage);
   return s;
 }
 
@@ -115,8 +112,7 @@ std::vector<std::int64_t> pipeline_chunk_layers(std::int64_t layers, int pp, int
   for (int rank = 0; rank < pp; ++rank) {
     const std::int64_t stage = layers / pp + (rank < layers % pp ? 1 : 0);
     for (int v = 0; v < interleave; ++v) {
-      chunks[static_cast<std::size_t>(v) * static_cast<std::size_t>(pp) + static_cast<std::size_t>(rank)] =
-          stage / interleave + (v < stage % interleave ? 1 : 0);
+      chunks[static_cast<std::size_t>(v) * static_cast<std::size_t>(pp) + static_cast<std::size_t>(rank)] = chunk_layers(stage, interleave, v);
     }
   }
   return chunks;
@@ -150,15 +146,27 @@ std::int64_t microbatch_group_size(Framework framework, int pp, std::int64_t mic
 double interleaved_in_flight_micro_batches(std::int64_t stage_layers, int pp, int interleave, std::int64_t group) {
   const std::int64_t v = interleave;
   const std::int64_t held = 2 * (pp - 1) + (v - 1) * group + 1;  // chunk forwards
-  // Forward k runs chunk (k / group) mod interleave; chunk j holds ceil or floor of the stage's layers
-  // / interleave, the first ones the extra (pipeline_chunk_layers).
-  const auto chunk = [&](std::int64_t j) { return stage_layers / v + (j < stage_layers % v ? 1 : 0); };
+  // Forward k runs chunk (k / group) mod interleave: whole cycles hold every chunk `group` times.
   const std::int64_t cycles = held / (group * v), rest = held % (group * v);
   double layers = static_cast<double>(cycles * group * stage_layers);
   for (std::int64_t j = 0; j < v; ++j) {
-    layers += static_cast<double>(std::clamp<std::int64_t>(rest - j * group, 0, group) * chunk(j));
+    layers += static_cast<double>(std::clamp<std::int64_t>(rest - j * group, 0, group) * chunk_layers(stage_layers, interleave, j));
   }
   return layers / static_cast<double>(stage_layers);
+}
+
+double in_flight_micro_batches(const StageLayout& s, Framework framework, std::int64_t micro_batches) {
+  const std::int64_t group = s.interleave > 1 ? microbatch_group_size(framework, s.pp, micro_batches) : 0;  // per candidate: 1F1B skips it
+  const double held =
+      group > 0 ? interleaved_in_flight_micro_batches(s.layers_per_stage, s.pp, s.interleave, group) : static_cast<double>(s.pp);
+  return std::min(held, static_cast<double>(micro_batches));
+}
+
+std::string schedule_rule(Framework framework, int pp) {
+  const std::string stages = std::to_string(pp);
+  return framework == Framework::torchtitan
+             ? "micro-batches M that max(1, M / " + stages + ") rounds divide (PyTorch's interleaved 1F1B)"
+             : "at least " + stages + " micro-batches (pp; Megatron-Core's interleaved schedule runs them in groups of at least pp)";
 }
 
 }  // namespace preflight

@@ -5,6 +5,7 @@
 // embedding and the last the final norm, lm_head and loss (with tied embeddings a copy of the table).
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "simulator/model/parameter_footprint.hpp"
@@ -25,10 +26,6 @@ struct StageLayout {
   // of those that are routed experts (each GPU holds experts / ep of them).
   double param_share = 1.0;
   double expert_share = 0.0;
-  // Micro-batches of activations the first stage keeps under 1F1B: pp; interleaved with groups of pp
-  // pp * (1 + (pp - 1) / (pp * interleave)) (Korthikanti et al. 2022, section 4.2.3). The memory
-  // estimate counts a larger group's (interleaved_in_flight_micro_batches).
-  double in_flight_micro_batches = 1.0;
   // Pipeline fill and drain in units of one micro-batch's forward + backward on a stage:
   // (pp - 1) / interleave (Narayanan et al. 2021, sections 2.2.1 and 2.2.2); (pp - 1) x the largest
   // chunk's share of the stage where interleave does not divide the stage's layers.
@@ -50,6 +47,12 @@ StageLayout stage_layout(const Workload& workload, const Parallelism& p);
 // its DeepSeek-V3 example does for 61 layers over pp 16 x 2 virtual stages.
 inline bool interleave_fits(std::int64_t layers, int pp, int interleave) {
   return layers >= static_cast<std::int64_t>(pp) * interleave;
+}
+
+// Chunk j (its virtual stage) of a pipeline rank of `stage_layers` layers: ceil or floor of
+// stage_layers / interleave, the first chunks the extra ones; chunk 0 is the largest.
+inline std::int64_t chunk_layers(std::int64_t stage_layers, int interleave, std::int64_t j) {
+  return stage_layers / interleave + (j < stage_layers % interleave ? 1 : 0);
 }
 
 // The layers of each of the pp x interleave model chunks, in Megatron-Core's layout order (chunk
@@ -80,6 +83,14 @@ inline bool schedule_accepts(Framework framework, const Parallelism& p, std::int
 // stage). pp (1 + (pp - 1) / (pp x interleave)) for even chunks and group = pp (Korthikanti et al.
 // 2022, section 4.2.3).
 double interleaved_in_flight_micro_batches(std::int64_t stage_layers, int pp, int interleave, std::int64_t group);
+
+// Micro-batches of activations the first stage holds over `micro_batches` of `framework`'s schedule:
+// pp under 1F1B; interleaved, its warm-up's with the stack's micro-batch group; never more than M.
+double in_flight_micro_batches(const StageLayout& stages, Framework framework, std::int64_t micro_batches);
+
+// What `framework`'s interleaved schedule accepts as the micro-batches of pp stages (the text of
+// schedule_accepts' refusal).
+std::string schedule_rule(Framework framework, int pp);
 
 // What one GPU of the heaviest stage holds of the model's parameters: its tensor-parallel slice.
 ParameterFootprint stage_footprint(ParameterFootprint whole, const StageLayout& layout);

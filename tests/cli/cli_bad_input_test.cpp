@@ -138,6 +138,16 @@ const BadInput kCases[] = {
      {"$.config.parallelism.tp", "got 16", "exceeds the 8 GPUs of a node"}},
     {"tp_pp_not_dividing_gpus", [](json& s) { s["config"]["parallelism"] = {{"tp", 4}, {"pp", 4}}; s["config"]["sharding"] = "ddp"; return ""; },
      {"$.config.parallelism", "tp x pp = 16 must divide the 8 GPUs"}},
+    // 64 sequences over dp 2 in micro-batches of 16: 2 micro-batches, fewer than Megatron-Core's
+    // interleaved schedule needs for 4 stages.
+    {"interleaved_micro_batches_below_pp",
+     [](json& s) {
+       s["config"]["parallelism"] = {{"pp", 4}, {"interleave", 2}};
+       s["config"]["sharding"] = "ddp";
+       s["config"]["micro_batch"] = 16;
+       return "";
+     },
+     {"$.config.grad_accum", "at least 4 micro-batches"}},
     // 2 x 17 model chunks for Llama 2 7B's 32 layers.
     {"interleave_past_the_layers", [](json& s) { s["config"]["parallelism"] = {{"pp", 2}, {"interleave", 17}}; s["config"]["sharding"] = "ddp"; return ""; },
      {"$.config.parallelism.interleave", "got 17", "at least a layer per model chunk"}},

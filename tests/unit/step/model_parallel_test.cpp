@@ -44,11 +44,12 @@ TEST(ModelParallel, ParameterShareByHand) {
   const StageLayout s = stage_layout(Workload(l.model, l.job), {8, 8, true, 1});
   EXPECT_EQ(s.layers_per_stage, 12);
   EXPECT_DOUBLE_EQ(s.param_share * static_cast<double>(count_parameters(l.model).total()), 2'798'489'088.0);
-  EXPECT_DOUBLE_EQ(s.in_flight_micro_batches, 8.0);
+  EXPECT_DOUBLE_EQ(in_flight_micro_batches(s, Framework::megatron, 64), 8.0);
   EXPECT_DOUBLE_EQ(s.bubble_micro_batches, 7.0);
   const StageLayout interleaved = stage_layout(Workload(l.model, l.job), {8, 8, true, 3});
   EXPECT_DOUBLE_EQ(interleaved.bubble_micro_batches, 7.0 / 3.0);
-  EXPECT_DOUBLE_EQ(interleaved.in_flight_micro_batches, 8.0 * (1.0 + 7.0 / 24.0));
+  EXPECT_DOUBLE_EQ(in_flight_micro_batches(interleaved, Framework::megatron, 64), 8.0 * (1.0 + 7.0 / 24.0));
+  EXPECT_DOUBLE_EQ(in_flight_micro_batches(s, Framework::megatron, 4), 4.0);  // never more than the micro-batches
   // 80 layers on 3 stages: 27 on the first two, 26 on the last (Megatron needs them even only when interleaving).
   const ModelSpec llama_2_70b = test::fixtures::llama_2_70b();
   EXPECT_EQ(stage_layout(Workload(llama_2_70b, TrainingJob{}), {1, 3, false, 1}).layers_per_stage, 27);
