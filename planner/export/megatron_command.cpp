@@ -97,6 +97,7 @@ std::string megatron_arguments(const ExportPlan& p) {
     if (group != par.pp) s += arg("microbatch-group-size-per-virtual-pipeline-stage", group);
   }
   if (par.sequence_parallel) s += " --sequence-parallel";
+  if (par.tp_comm_overlap) s += " --tp-comm-overlap";  // Transformer Engine's userbuffers, as simulated
   if (par.ep > 1) {
     // Inside a node the all-to-all dispatcher; across nodes the flex dispatcher with DeepEP's
     // kernels, which send a token to a node once, as the step was simulated (stack_habits.cpp).

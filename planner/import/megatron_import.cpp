@@ -110,6 +110,14 @@ void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64
     setup.set("config.parallelism.sequence_parallel", tp > 1, file, "--sequence-parallel");
     if (tp == 1) setup.note(file + ": --sequence-parallel has no effect with --tensor-model-parallel-size 1 (Megatron turns it off)");
   }
+  if (const std::optional<bool> overlap = a.boolean("tp-comm-overlap"); overlap && *overlap) {
+    // Megatron-LM's arguments.py refuses it without sequence parallelism.
+    const std::optional<bool> sp = a.boolean("sequence-parallel");
+    if (tp == 1 || !sp || !*sp) {
+      a.fail("tp-comm-overlap", "only beside --sequence-parallel and --tensor-model-parallel-size > 1 (Megatron-LM refuses it otherwise)");
+    }
+    setup.set("config.parallelism.tp_comm_overlap", true, file, "--tp-comm-overlap");
+  }
   for (const char* key : {"virtual-pipeline-model-parallel-size", "num-virtual-stages-per-pipeline-rank"}) {
     if (const auto v = a.integer(key, 1, 1024)) setup.set("config.parallelism.interleave", *v, file, std::string("--") + key);
   }
@@ -265,7 +273,7 @@ void import_megatron_args(const nlohmann::json& args, const std::string& file, I
   }
   a.ignore(setup, {"overlap-param-gather"},
            "the distributed optimizer's parameter all-gather is simulated exposed, as without this flag (slower than with it)");
-  a.ignore(setup, {"tp-comm-overlap", "no-gradient-accumulation-fusion", "cross-entropy-loss-fusion", "manual-gc",
+  a.ignore(setup, {"no-gradient-accumulation-fusion", "cross-entropy-loss-fusion", "manual-gc",
                    "empty-unused-memory-level", "calculate-per-token-loss", "transformer-impl"},
            "fusions and settings preflight does not model apart");
   a.finish(setup, kNotRead);

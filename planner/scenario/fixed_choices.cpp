@@ -32,7 +32,7 @@ bool FixedChoices::allows_group(int n, int g, const Parallelism& layout, Shardin
   return allows(nodes, n) && allows(gpus, g) && allows(tp, layout.tp) && allows(pp, layout.pp) && allows(interleave, layout.interleave) &&
          allows(ep, layout.ep) && allows(cp, layout.cp) && allows(etp, layout.expert_tp()) &&
          allows(sequence_parallel, layout.sequence_parallel) &&
-         allows(ep_comm_overlap, layout.ep_comm_overlap) && allows(sharding, s) && allows(framework, f);
+         allows(ep_comm_overlap, layout.ep_comm_overlap) && allows(tp_comm_overlap, layout.tp_comm_overlap) && allows(sharding, s) && allows(framework, f);
 }
 
 bool FixedChoices::allows_batch(std::int64_t mb, std::int64_t accum) const {
@@ -63,6 +63,7 @@ std::string FixedChoices::text() const {
   describe(out, "cp", cp);
   describe(out, "etp", etp);
   describe(out, "expert all-to-all overlap", ep_comm_overlap);
+  describe(out, "tensor-parallel overlap", tp_comm_overlap);
   describe(out, "sharding", sharding);
   describe(out, "optimizer offload", offload_optimizer);
   describe(out, "parameter offload", offload_params);
@@ -96,6 +97,7 @@ FixedChoices read_fixed_choices(io::ObjectReader& r) {
     if (const auto v = p->optional_integer("etp", 1, 64)) f.etp = static_cast<int>(*v);
     f.sequence_parallel = p->optional_boolean("sequence_parallel");
     f.ep_comm_overlap = p->optional_boolean("ep_comm_overlap");
+    f.tp_comm_overlap = p->optional_boolean("tp_comm_overlap");
     p->finish();
   }
   f.sharding = r.optional_enum("sharding", kShardingNames);

@@ -24,7 +24,7 @@ struct FixedChoices {
   std::optional<int> gpus_per_node;  // machines with this many GPUs only
   std::optional<Framework> framework;
   std::optional<int> tp, pp, interleave, ep, cp, etp;
-  std::optional<bool> sequence_parallel, ep_comm_overlap;
+  std::optional<bool> sequence_parallel, ep_comm_overlap, tp_comm_overlap;
   std::optional<Sharding> sharding;
   std::optional<OffloadTarget> offload_optimizer, offload_params;
   std::optional<Recompute> recompute;

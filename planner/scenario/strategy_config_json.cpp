@@ -16,6 +16,7 @@ nlohmann::ordered_json config_json(const StrategyConfig& c) {
   if (c.parallelism.expert_tp() != c.parallelism.tp) j["parallelism"]["etp"] = c.parallelism.expert_tp();
   if (c.parallelism.cp > 1) j["parallelism"]["cp"] = c.parallelism.cp;
   if (c.parallelism.ep_comm_overlap) j["parallelism"]["ep_comm_overlap"] = true;
+  if (c.parallelism.tp_comm_overlap) j["parallelism"]["tp_comm_overlap"] = true;
   j["sharding"] = to_string(c.sharding);
   j["offload"] = {{"optimizer", to_string(c.offload.optimizer)}, {"params", to_string(c.offload.params)}};
   j["activation_checkpointing"] = to_string(c.recompute);
@@ -48,6 +49,7 @@ void read_layout_fields(io::ObjectReader& r, StrategyConfig& c) {
     if (c.parallelism.etp == c.parallelism.tp) c.parallelism.etp = 0;  // as tp: what tp's changes carry along
     c.parallelism.cp = static_cast<int>(p->optional_integer("cp", 1, 1024).value_or(1));
     c.parallelism.ep_comm_overlap = p->optional_boolean("ep_comm_overlap").value_or(false);
+    c.parallelism.tp_comm_overlap = p->optional_boolean("tp_comm_overlap").value_or(false);
     p->finish();
   }
   c.sharding = r.optional_enum("sharding", kShardingNames).value_or(Sharding::ddp);

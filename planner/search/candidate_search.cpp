@@ -159,7 +159,7 @@ class Screen {
           }
           for (Sharding sh : sharding_choices(gpus, nodes, layout, fsdp2_)) {
             for (const Framework f : frameworks_) {
-              if (!offered(f, layout, sh) || !s_.search.fixed.allows_group(nodes, gpus, layout, sh, f)) continue;
+              if (!offered(f, layout, sh) || dominated(f, layout) || !s_.search.fixed.allows_group(nodes, gpus, layout, sh, f)) continue;
               Group g{&m, nodes, f, layout, sh, {}};
               for (std::int64_t mb : micro_batch_choices(global / dp)) {
                 const std::int64_t accum = global / dp / mb;
@@ -216,11 +216,19 @@ class Screen {
     return layout_refusal(f, probe).empty();
   }
 
+  // Megatron's layouts with tensor and sequence parallelism are searched with --tp-comm-overlap only,
+  // unless the scenario fixes it: the overlapped twin holds the same states and activations and is
+  // never slower (it hides h of the collectives at a slowdown of at most k h, k the fitted overlap
+  // slowdown, under 1), so the one without could never be chosen and would only double the search.
+  bool dominated(Framework f, const Parallelism& layout) const {
+    return f == Framework::megatron && layout.sequence_parallel && !layout.tp_comm_overlap && !s_.search.fixed.tp_comm_overlap;
+  }
+
   std::int64_t variants(const NodeSpec& node, int gpus, int nodes, const Parallelism& layout) const {
     std::int64_t n = 0;
     for (Sharding sh : sharding_choices(gpus, nodes, layout, fsdp2_)) {
       for (const Framework f : frameworks_) {
-        if (offered(f, layout, sh)) n += static_cast<std::int64_t>(offload_choices(sh, node, gpus, layout).size());
+        if (offered(f, layout, sh) && !dominated(f, layout)) n += static_cast<std::int64_t>(offload_choices(sh, node, gpus, layout).size());
       }
     }
     return n * static_cast<std::int64_t>(std::size(kRecomputeChoices));

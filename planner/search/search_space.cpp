@@ -93,11 +93,17 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
             // Long sequences also split over cp of the weights' replicas.
             for (const int cp : context_parallel_choices(job, gpus, tp, pp)) {
               if (tp == 1 && pp == 1 && ep == 1 && cp == 1) continue;  // plain data parallelism, first above
-              out.push_back({tp, pp, tp > 1, interleave, ep, cp, whole_experts ? 1 : 0});
-              // Megatron-Core's combined 1F1B hides the all-to-alls behind the other micro-batch's
-              // compute (beside pipelining, with virtual stages only): both are offered.
-              const Parallelism overlapped{tp, pp, tp > 1, interleave, ep, cp, whole_experts ? 1 : 0, true};
-              if (ep > 1 && pipeline_allows_expert_overlap(overlapped)) out.push_back(overlapped);
+              // Beside tp > 1 (with sequence parallelism) Megatron-Core's --tp-comm-overlap hides the
+              // tensor-parallel collectives behind the GEMMs: offered with and without (torchtitan,
+              // which has no such flag, takes the layout without).
+              for (const bool tp_overlap : {false, true}) {
+                if (tp_overlap && tp == 1) continue;
+                out.push_back({tp, pp, tp > 1, interleave, ep, cp, whole_experts ? 1 : 0, false, tp_overlap});
+                // Megatron-Core's combined 1F1B hides the all-to-alls behind the other micro-batch's
+                // compute (beside pipelining, with virtual stages only): both are offered.
+                const Parallelism overlapped{tp, pp, tp > 1, interleave, ep, cp, whole_experts ? 1 : 0, true, tp_overlap};
+                if (ep > 1 && pipeline_allows_expert_overlap(overlapped)) out.push_back(overlapped);
+              }
             }
           }
         }

@@ -9,7 +9,7 @@ std::string machine_text(const NodeSpec& node, int nodes) {
 
 std::string layout_text(const Parallelism& p) {
   std::string s;
-  if (p.tp > 1) s += "tp " + std::to_string(p.tp) + (p.sequence_parallel ? " + SP" : "");
+  if (p.tp > 1) s += "tp " + std::to_string(p.tp) + (p.sequence_parallel ? " + SP" : "") + (p.tp_comm_overlap ? " + TP overlap" : "");
   if (p.pp > 1) {
     s += (s.empty() ? "" : ", ") + std::string("pp ") + std::to_string(p.pp);
     if (p.interleave > 1) s += " x" + std::to_string(p.interleave) + " interleaved";

@@ -132,6 +132,11 @@ LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& c) {
                                              "(selective or none)"};
     }
   }
+  if (c.parallelism.tp_comm_overlap && framework != Framework::megatron) {
+    return {"parallelism.tp_comm_overlap", "overlapping the tensor-parallel collectives with the GEMMs is Megatron-Core's "
+                                           "(--tp-comm-overlap, Transformer Engine's userbuffers); " + to_string(framework) +
+                                               " runs them in line"};
+  }
   if (c.parallelism.cp > 1 && framework != Framework::megatron && framework != Framework::torchtitan) {
     return {"parallelism.cp", "context parallelism runs on megatron (context_parallel_size) and torchtitan "
                               "(context_parallel_degree) here; " + to_string(framework) + " trains with cp = 1"};

@@ -59,6 +59,12 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p, int gpus, in
     fail("parallelism.ep_comm_overlap", "Megatron-Core overlaps the expert all-to-alls beside pipelining only with "
                                         "virtual stages: interleave > 1 with pp = " + std::to_string(p.pp));
   }
+  if (p.tp_comm_overlap && !p.sequence_parallel) {
+    // Megatron-LM's arguments.py: "Tensor parallel communication/GEMM overlap can happen only when
+    // sequence parallelism is enabled".
+    fail("parallelism.tp_comm_overlap", "overlapping the tensor-parallel collectives with the GEMMs (Transformer Engine's "
+                                        "userbuffers) needs sequence_parallel, and so tp > 1");
+  }
   if (p.ep > 1) {
     if (!m.is_moe()) fail("parallelism.ep", "expert parallelism needs a model with experts; " + m.id + " has none");
     const int dp = weight_replicas(p, gpus);

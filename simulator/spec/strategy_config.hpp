@@ -56,6 +56,12 @@ struct Parallelism {
   // activations as the backward beside it frees one). Megatron-Core refuses it beside full recompute,
   // and beside pipelining without virtual stages.
   bool ep_comm_overlap = false;
+  // Megatron-Core's --tp-comm-overlap (Transformer Engine's userbuffers, with sequence parallelism):
+  // each tensor-parallel all-gather and reduce-scatter is split into chunks that pass between the GPUs
+  // while the linear that consumes or produces them computes on the chunks already there, so the
+  // collectives hide behind the layer's GEMMs (what exceeds them stays exposed). Megatron-Bridge's
+  // performance recipes run it on every H100/B200 layout with tp > 1.
+  bool tp_comm_overlap = false;
   int expert_tp() const { return etp > 0 ? etp : tp; }
 };
 

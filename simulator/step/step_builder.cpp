@@ -27,9 +27,17 @@ StepBuilder::StepBuilder(const StepInputs& in)
   g_.graph().graph.resident_bytes = m.total() - m.activations - m.logits - m.gathered_params +
                                     (in.memory.in_flight_micro_batches - 1.0) * c_.activations.per_layer_stored *
                                         static_cast<double>(c_.stages.layers_per_stage);
-  // Megatron runs the tensor-parallel collectives on the compute stream (without its userbuffer
-  // overlap): beside another micro-batch's pass they hold the stream, they hide behind nothing.
+  // Megatron runs the tensor-parallel collectives on the compute stream (what its userbuffer overlap
+  // leaves of them, or all): beside another micro-batch's pass they hold the stream, they hide behind nothing.
   if (paired_) g_.tensor_parallel_on_compute_stream();
+  // Under --tp-comm-overlap what the GEMMs hide slows the pass hiding it (its chunks' copies and
+  // reductions share the GPU with the GEMMs, as any overlapped collective does).
+  if (c_.config.parallelism.tp_comm_overlap) {
+    c_.forward_slowdown *= c_.overlap_slowdown(tp_.hidden_seconds(false), c_.layer.forward.seconds);
+    const double backward = c_.overlap_slowdown(tp_.hidden_seconds(true), c_.layer.backward.seconds);
+    c_.backward_slowdown *= backward;
+    c_.synced_backward_slowdown *= backward;
+  }
 }
 
 StepGraph StepBuilder::build() {

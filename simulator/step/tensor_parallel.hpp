@@ -5,6 +5,13 @@
 // the same bus traffic (Korthikanti et al. 2022, section 4.2.2). In backward, sequence parallelism
 // gathers each column-parallel linear's input once more for its weight gradient (Megatron keeps only
 // the 1/tp slice): two more all-gathers per layer.
+//
+// With Megatron-Core's --tp-comm-overlap (Transformer Engine's userbuffers) the collectives run in
+// chunks beside the linears that consume or produce them (a ring exchange inside the all-gather's
+// GEMM, the reduce-scatter's chunks leaving as the row-parallel GEMM computes them; in backward the
+// weight gradient's all-gather beside the input gradient's GEMM): what the layer's GEMMs cover is
+// hidden, at the cost of the compute slowdown any overlapped collective brings; what exceeds them
+// stays on the critical path.
 
 #include "simulator/step/graph_writer.hpp"
 #include "simulator/step/step_context.hpp"
@@ -15,20 +22,27 @@ class TensorParallel {
  public:
   TensorParallel(const StepContext& context, GraphWriter& graph);
 
-  // The collectives of one pass over a layer (the same for every layer and micro-batch: asked of the
-  // collective model once).
+  // The collectives of one pass over a layer that stay on its critical path (the same for every layer
+  // and micro-batch: asked of the collective model once): all of them, or under the overlap what the
+  // layer's GEMMs do not cover.
   double pass_seconds(bool backward) const { return backward ? backward_seconds_ : forward_seconds_; }
+  // What the overlap hides of them behind the pass's GEMMs (0 without it), which slows that compute.
+  double hidden_seconds(bool backward) const { return backward ? backward_hidden_ : forward_hidden_; }
 
   // Chains the tensor-parallel communication of one pass over a layer behind its compute.
   void sync(Pass& pass, int layer, bool backward = false);
 
  private:
   double collectives_seconds(bool backward) const;
+  // The share of a layer's collectives its expert layers leave (whole experts need none in the MLP).
+  double collective_share() const;
 
   const StepContext& c_;
   GraphWriter& g_;
   double forward_seconds_ = 0.0;
   double backward_seconds_ = 0.0;
+  double forward_hidden_ = 0.0;
+  double backward_hidden_ = 0.0;
 };
 
 }  // namespace preflight

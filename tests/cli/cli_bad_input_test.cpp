@@ -151,6 +151,9 @@ const BadInput kCases[] = {
     // 2 x 17 model chunks for Llama 2 7B's 32 layers.
     {"interleave_past_the_layers", [](json& s) { s["config"]["parallelism"] = {{"pp", 2}, {"interleave", 17}}; s["config"]["sharding"] = "ddp"; return ""; },
      {"$.config.parallelism.interleave", "got 17", "at least a layer per model chunk"}},
+    {"tp_overlap_without_sequence_parallelism",
+     [](json& s) { s["config"]["parallelism"] = {{"tp", 2}, {"tp_comm_overlap", true}}; s["config"]["sharding"] = "ddp"; return ""; },
+     {"$.config.parallelism.tp_comm_overlap", "got true", "needs sequence_parallel"}},
     {"sequence_parallel_without_tp", [](json& s) { s["config"]["parallelism"] = {{"sequence_parallel", true}}; return ""; },
      {"$.config.parallelism.sequence_parallel", "got true", "needs tp > 1"}},
     {"tp_with_zero3", [](json& s) { s["config"]["parallelism"] = {{"tp", 2}}; return ""; },

@@ -286,6 +286,10 @@ TEST(MoeThroughput, TheExportedDispatcherIsTheSimulatedOne) {
       exported(R"({"tp": 2, "sequence_parallel": true, "pp": 2, "interleave": 2, "ep": 8, "ep_comm_overlap": true})");
   EXPECT_NE(overlapped.find("--overlap-moe-expert-parallel-comm"), std::string::npos) << overlapped;
   EXPECT_EQ(one_node.find("--overlap-moe-expert-parallel-comm"), std::string::npos) << one_node;
+  // Transformer Engine's userbuffers overlap the tensor-parallel collectives were simulated with.
+  const std::string tp_overlap = exported(R"({"tp": 2, "sequence_parallel": true, "tp_comm_overlap": true, "ep": 8, "etp": 1})");
+  EXPECT_NE(tp_overlap.find("--sequence-parallel --tp-comm-overlap"), std::string::npos) << tp_overlap;
+  EXPECT_EQ(folded.find("--tp-comm-overlap"), std::string::npos) << folded;
   // DeepSeek-V3's group-limited routing, which the dispatch was priced with.
   const fs::path dir = test::scratch_dir("moe-export-deepseek");
   nlohmann::json s = nlohmann::json::parse(test::read_text(scenario));

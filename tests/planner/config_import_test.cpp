@@ -162,6 +162,16 @@ TEST(ConfigImport, MegatronExpertParallelismIsTheLayoutsEp) {
   EXPECT_EQ(value_of(overlapped, "config.parallelism.ep_comm_overlap"), true);
 }
 
+// Transformer Engine's userbuffers overlap (--tp-comm-overlap), which `export` writes for
+// tp_comm_overlap; Megatron-LM refuses it without sequence parallelism, and so does the importer.
+TEST(ConfigImport, MegatronTensorParallelOverlapIsReadAndNeedsSequenceParallelism) {
+  const ImportedSetup s = imported(
+      mixtral_launch(8, "--tensor-model-parallel-size 2 --sequence-parallel --tp-comm-overlap --expert-model-parallel-size 8", 8),
+      "tp-overlap.sh");
+  EXPECT_EQ(value_of(s, "config.parallelism.tp_comm_overlap"), true);
+  EXPECT_THROW(imported(mixtral_launch(8, "--tensor-model-parallel-size 2 --tp-comm-overlap", 8), "no-sp.sh"), InputError);
+}
+
 // Megatron-Core's own layout example for DeepSeek-V3 (61 layers and an MTP layer over pp 16 x 2
 // virtual stages, docs/user-guide/features/pipeline_parallel_layout.md) unrolls to 32 chunks: two
 // virtual stages per rank. What `export` writes for layers pp x interleave does not divide reads back.

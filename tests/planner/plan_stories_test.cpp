@@ -89,7 +89,7 @@ TEST(PlanStories, SeventyBillionOnA100NeedsItsWeightsSplit) {
   EXPECT_TRUE(zero3_fits);
 }
 
-// A long multi-node run on a spot market as volatile as Bamboo's p3 trace, 11.5 days at 95%
+// A long multi-node run on a spot market as volatile as Bamboo's p3 trace, 11 days at 95%
 // confidence: pure spot cannot promise the deadline, on demand overpays, spot_with_fallback does both
 // (the done-when, printed): it beats the best spot plan on P(deadline) and the best on-demand
 // plan on expected cost.

@@ -3,11 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "simulator/hardware/collective_model.hpp"
 #include "simulator/hardware/machine.hpp"
 #include "simulator/memory/memory_estimate.hpp"
 #include "simulator/model/parameter_count.hpp"
 #include "simulator/model/stage_layout.hpp"
+#include "simulator/model/stack_habits.hpp"
+#include "simulator/spec/errors.hpp"
 #include "simulator/step/step_graph.hpp"
 #include "support/fixtures.hpp"
 #include "support/step_setup.hpp"
@@ -27,9 +31,10 @@ struct Layout {
     job.seq_len = 2048;
     job.global_batch_sequences = 64;
   }
-  StepInputs inputs(int tp, int pp, int interleave = 1, int nodes = 8) {
-    StepInputs in = setup.inputs(model, job, node, nodes, Framework::megatron, {tp, pp, tp > 1, interleave}, Sharding::ddp,
-                                 Recompute::selective);
+  StepInputs inputs(int tp, int pp, int interleave = 1, int nodes = 8, bool tp_overlap = false) {
+    Parallelism layout{tp, pp, tp > 1, interleave};
+    layout.tp_comm_overlap = tp_overlap;
+    StepInputs in = setup.inputs(model, job, node, nodes, Framework::megatron, layout, Sharding::ddp, Recompute::selective);
     in.config.flash_attention = false;
     in.memory = estimate_memory(*in.workload, in.config, node, 0.0);
     return in;
@@ -130,6 +135,79 @@ TEST(ModelParallel, MegatronBytesPerParameter) {
     const MemoryBreakdown distributed = estimate_memory(*in.workload, in.config, l.node, 0.0).gpu;
     EXPECT_DOUBLE_EQ(distributed.params + distributed.grads + distributed.optimizer, (6.0 + 12.0 / d) * per_gpu) << nodes;
   }
+}
+
+// Megatron-Core's --tp-comm-overlap (Transformer Engine's userbuffers): a pass's tensor-parallel
+// collectives hide behind its GEMMs, what exceeds them stays exposed, and the pass that hides them
+// pays the overlapped compute's slowdown. GPT-3 175B on tp 8 + SP x pp 8, every collective inside a
+// DGX A100 node. One forward pass's collectives by hand: an all-gather and a reduce-scatter of the
+// whole activation (2,048 tokens x 12,288 in bf16) before and after the attention and the MLP.
+double forward_collectives(const Layout& l, int tp) {
+  const double bytes = 2.0 * 2048.0 * 12288.0;
+  return 2.0 * (l.links.seconds(CollectiveOp::all_gather, bytes, {tp, tp}) + l.links.seconds(CollectiveOp::reduce_scatter, bytes, {tp, tp}));
+}
+
+double task_seconds(const StepGraph& g, std::string_view name, int micro_batch) {
+  double s = 0.0;
+  for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
+    if (g.graph.task(id).name == name && g.micro_batch[id] == micro_batch) s += g.graph.task(id).seconds;
+  }
+  return s;
+}
+
+// Without the overlap each forward pass over a layer waits for all of its collectives (12 layers a
+// stage); with it a layer's GEMMs (tens of milliseconds at tp 8: 24 h^2 x 2,048 tokens / 8 in
+// bf16) cover them, nothing stays on the critical path, and the forward compute is slowed by
+// k x the hidden share, k the fitted overlap slowdown.
+TEST(TensorParallelOverlap, TheGemmsHideTheCollectivesAtTheOverlapsSlowdown) {
+  Layout m;
+  const double c = forward_collectives(m, 8);
+  const StepGraph plain = build_step_graph(m.inputs(8, 8));
+  const StepGraph overlapped = build_step_graph(m.inputs(8, 8, 1, 8, true));
+  // Micro-batch 1's forward collectives: 12 layers' worth (the backward's are named alike and counted
+  // with them: forward c, backward c plus the weight gradient's two all-gathers).
+  EXPECT_GT(task_seconds(plain, "tensor-parallel", 1), 2.0 * 12.0 * c * 0.99);
+  EXPECT_EQ(task_seconds(overlapped, "tensor-parallel", 1), 0.0);
+  const StepInputs in = m.inputs(8, 8, 1, 8, true);
+  double plain_compute = 0.0, overlapped_compute = 0.0;
+  for (engine::TaskId id = 0; id < plain.graph.task_count(); ++id) {
+    if (plain.kinds[id] == TaskKind::compute && plain.graph.task(id).name == "forward") plain_compute = plain.graph.task(id).seconds;
+  }
+  for (engine::TaskId id = 0; id < overlapped.graph.task_count(); ++id) {
+    if (overlapped.kinds[id] == TaskKind::compute && overlapped.graph.task(id).name == "forward") {
+      overlapped_compute = overlapped.graph.task(id).seconds;
+    }
+  }
+  const double k = in.machine->overlapped_compute_slowdown();
+  EXPECT_NEAR(overlapped_compute, plain_compute * (1.0 + k * std::min(1.0, c / plain_compute)), 1e-9 * plain_compute);
+}
+
+// Whatever the collectives and GEMMs, the overlap never makes a step slower (it hides h at a cost of
+// at most k h, k < 1) nor faster than its compute alone, and it changes no memory.
+TEST(TensorParallelOverlap, NeverSlowerNeverFasterThanTheCompute) {
+  Layout m;
+  for (const int tp : {2, 4, 8}) {
+    const StepInputs plain_in = m.inputs(tp, 8), overlapped_in = m.inputs(tp, 8, 1, 8, true);
+    const StepSimulation plain = simulate_step(plain_in);
+    const StepSimulation overlapped = simulate_step(overlapped_in);
+    EXPECT_LE(overlapped.time.seconds(), plain.time.seconds()) << tp;
+    EXPECT_LT(overlapped.time.comm_exposed_seconds, plain.time.comm_exposed_seconds) << tp;
+    EXPECT_GE(overlapped.time.seconds(), overlapped.time.compute_seconds) << tp;
+    EXPECT_DOUBLE_EQ(overlapped_in.memory.peak_bytes, plain_in.memory.peak_bytes) << tp;
+  }
+}
+
+// Megatron-LM refuses --tp-comm-overlap without sequence parallelism; only Megatron has it.
+TEST(TensorParallelOverlap, NeedsSequenceParallelismAndMegatron) {
+  Layout m;
+  Parallelism layout{8, 8, false, 1};
+  layout.tp_comm_overlap = true;
+  EXPECT_THROW(validate_parallelism(m.model, layout, 64, 8), InvalidConfig);
+  StrategyConfig c;
+  c.parallelism = {8, 8, true, 1};
+  c.parallelism.tp_comm_overlap = true;
+  EXPECT_TRUE(layout_refusal(Framework::megatron, c).empty());
+  EXPECT_EQ(layout_refusal(Framework::torchtitan, c).field, "parallelism.tp_comm_overlap");
 }
 
 }  // namespace
