@@ -149,6 +149,10 @@ class Climber {
       c.parallelism.tp *= tp;
       c.parallelism.pp *= pp;
       c.parallelism.sequence_parallel = c.parallelism.tp > 1;
+      // Megatron's new tensor parallelism overlaps its collectives as plan would run it; a layout the
+      // user already split keeps the user's choice.
+      const bool adds_overlap = state_.parallelism.tp == 1 && c.parallelism.tp > 1 && c.framework == Framework::megatron;
+      if (adds_overlap) c.parallelism.tp_comm_overlap = true;
       // Megatron-Core overlaps the all-to-alls beside pipelining only with virtual stages.
       const bool drops_overlap = c.parallelism.ep_comm_overlap && !pipeline_allows_expert_overlap(c.parallelism);
       if (drops_overlap) c.parallelism.ep_comm_overlap = false;
@@ -160,7 +164,8 @@ class Climber {
       const std::int64_t dp = dp_degree(c, node_);
       if (scenario_.training().global_batch_sequences % dp != 0) continue;
       if (!schedule_accepts(c.framework, c.parallelism, scenario_.training().global_batch_sequences / dp)) continue;  // micro-batch 1
-      record(4, "tensor parallelism " + std::to_string(c.parallelism.tp) + " + sequence parallelism, pipeline " +
+      record(4, "tensor parallelism " + std::to_string(c.parallelism.tp) + " + sequence parallelism" +
+                    (adds_overlap ? " (collectives overlapped with the GEMMs)" : "") + ", pipeline " +
                     std::to_string(c.parallelism.pp) + (drops_overlap ? " (all-to-alls no longer overlapped)" : ""),
              c);
       tried = true;

@@ -117,6 +117,9 @@ void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64
       a.fail("tp-comm-overlap", "only beside --sequence-parallel and --tensor-model-parallel-size > 1 (Megatron-LM refuses it otherwise)");
     }
     setup.set("config.parallelism.tp_comm_overlap", true, file, "--tp-comm-overlap");
+  } else if (const std::optional<bool> sp = a.boolean("sequence-parallel"); tp > 1 && sp && *sp) {
+    // The launch runs its collectives in line: plan keeps that rather than search the overlap it left out.
+    setup.set("config.parallelism.tp_comm_overlap", false, file, "--tp-comm-overlap (not given)");
   }
   for (const char* key : {"virtual-pipeline-model-parallel-size", "num-virtual-stages-per-pipeline-rank"}) {
     if (const auto v = a.integer(key, 1, 1024)) setup.set("config.parallelism.interleave", *v, file, std::string("--") + key);

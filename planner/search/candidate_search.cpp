@@ -218,8 +218,9 @@ class Screen {
 
   // Megatron's layouts with tensor and sequence parallelism are searched with --tp-comm-overlap only,
   // unless the scenario fixes it: the overlapped twin holds the same states and activations and is
-  // never slower (it hides h of the collectives at a slowdown of at most k h, k the fitted overlap
-  // slowdown, under 1), so the one without could never be chosen and would only double the search.
+  // never slower (it hides h of a pass's collectives and slows that pass by at most s k h, k the
+  // fitted overlap slowdown and s <= 1 + k the pass's other overlaps', so s k < 1), so the one without
+  // could never be chosen and would only double the search.
   bool dominated(Framework f, const Parallelism& layout) const {
     return f == Framework::megatron && layout.sequence_parallel && !layout.tp_comm_overlap && !s_.search.fixed.tp_comm_overlap;
   }

@@ -92,6 +92,7 @@ void PassCost::add_share(const PassCost& other, double weight) {
   classes.gemm += weight * other.classes.gemm;
   classes.attention += weight * other.classes.attention;
   classes.memory_bound += weight * other.classes.memory_bound;
+  routed_gemm += weight * other.routed_gemm;
 }
 
 void LayerCost::add_share(const LayerCost& other, double weight) {
@@ -348,7 +349,11 @@ void routed_experts(LayerCost& c, const ModelSpec& m, double tokens, double rout
   double moved = 2.0 * a * h * (tokens + routed);
   if (in.ep > 1 && local > 1.0) moved += 4.0 * a * h * routed;
   streaming(c, moved, moved, r, elementwise(false));
+  const double forward_gemm = c.forward.classes.gemm;
+  const double backward_gemm = c.backward.classes.gemm;
   mlp(c, m, routed, static_cast<double>(m.intermediate) / etp, a, frozen, fp8, fused, r, local);
+  c.forward.routed_gemm += c.forward.classes.gemm - forward_gemm;
+  c.backward.routed_gemm += c.backward.classes.gemm - backward_gemm;
 }
 
 }  // namespace

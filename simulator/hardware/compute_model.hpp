@@ -73,6 +73,9 @@ struct PassCost {
   double flops = 0.0;
   int kernels = 0;
   KernelClassSeconds classes;  // the seconds above by kernel class
+  // Of classes.gemm, the routed experts' grouped GEMMs: whole experts (etp = 1 beside tp > 1) take no
+  // part in the tensor-parallel collectives, so --tp-comm-overlap cannot hide those behind them.
+  double routed_gemm = 0.0;
 
   void add(const Kernel& k, const DeviceRates& rates, KernelClass kind);
   // `other` in the share `weight` of the layers (a mean over an expert model's kinds of layer).

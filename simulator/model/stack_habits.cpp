@@ -135,7 +135,11 @@ LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& c) {
   if (c.parallelism.tp_comm_overlap && framework != Framework::megatron) {
     return {"parallelism.tp_comm_overlap", "overlapping the tensor-parallel collectives with the GEMMs is Megatron-Core's "
                                            "(--tp-comm-overlap, Transformer Engine's userbuffers); " + to_string(framework) +
-                                               " runs them in line"};
+                                               " runs them in line here" +
+                                               (framework == Framework::torchtitan
+                                                    ? " (torchtitan's async tensor parallelism, enable_async_tensor_parallel, "
+                                                      "is not modelled)"
+                                                    : "")};
   }
   if (c.parallelism.cp > 1 && framework != Framework::megatron && framework != Framework::torchtitan) {
     return {"parallelism.cp", "context parallelism runs on megatron (context_parallel_size) and torchtitan "

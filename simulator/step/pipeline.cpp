@@ -23,8 +23,8 @@ double Pipeline::stage_micro_batch_seconds() const {
   const double forwards = c_.config.recompute == Recompute::full ? 2.0 : 1.0;
   // The expert all-to-alls too: filling and draining, a stage has no other micro-batch to hide them behind.
   const double layer = c_.layer.forward.seconds + c_.recompute_seconds() + c_.layer.backward.seconds +
-                       forwards * (tp_.pass_seconds(false) + cp_.pass_seconds(false) + ep_.pass_seconds()) +
-                       tp_.pass_seconds(true) + cp_.pass_seconds(true) + ep_.pass_seconds();
+                       forwards * (tp_.pass_cost(false) + cp_.pass_seconds(false) + ep_.pass_seconds()) +
+                       tp_.pass_cost(true) + cp_.pass_seconds(true) + ep_.pass_seconds();
   return static_cast<double>(c_.stages.layers_per_stage) * layer + 2.0 * transfer_seconds_;
 }
 

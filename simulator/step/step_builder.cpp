@@ -29,14 +29,9 @@ StepBuilder::StepBuilder(const StepInputs& in)
                                         static_cast<double>(c_.stages.layers_per_stage);
   // Megatron runs the tensor-parallel collectives on the compute stream (what its userbuffer overlap
   // leaves of them, or all): beside another micro-batch's pass they hold the stream, they hide behind nothing.
-  if (paired_) g_.tensor_parallel_on_compute_stream();
-  // Under --tp-comm-overlap what the GEMMs hide slows the pass hiding it (its chunks' copies and
-  // reductions share the GPU with the GEMMs, as any overlapped collective does).
-  if (c_.config.parallelism.tp_comm_overlap) {
-    c_.forward_slowdown *= c_.overlap_slowdown(tp_.hidden_seconds(false), c_.layer.forward.seconds);
-    const double backward = c_.overlap_slowdown(tp_.hidden_seconds(true), c_.layer.backward.seconds);
-    c_.backward_slowdown *= backward;
-    c_.synced_backward_slowdown *= backward;
+  if (paired_) {
+    g_.tensor_parallel_on_compute_stream();
+    tp_.share_compute_with(ep_.pass_seconds());
   }
 }
 
@@ -87,7 +82,10 @@ void StepBuilder::forward_layer(Pass& p, int l, std::optional<TaskId> start, dou
   // Under full recompute the first forward runs without autograd (checkpointing keeps no graph).
   const double host = c_.config.recompute == Recompute::full ? f.layer_forward_no_grad_seconds : f.layer_forward_seconds;
   const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather fwd", start);
-  compute(p, TaskKind::compute, "forward", l, c_.layer.forward, slowdown, c_.activations.per_layer_stored, gathered, ready, host);
+  // Under --tp-comm-overlap what the GEMMs hide slows the pass hiding it (its chunks' copies and
+  // reductions share the GPU with the GEMMs, as any overlapped collective does).
+  compute(p, TaskKind::compute, "forward", l, c_.layer.forward, slowdown * tp_.compute_slowdown(false),
+          c_.activations.per_layer_stored, gathered, ready, host);
   cp_.sync(p, l);
   tp_.sync(p, l);
   ep_.sync(p, l);
@@ -104,8 +102,8 @@ void StepBuilder::backward_layer(Pass& p, int l, std::optional<TaskId> start, do
   const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather bwd", start);
   if (recompute != nullptr) {
     const double host = full ? f.layer_backward_with_recompute_seconds - f.layer_backward_seconds : 0.0;
-    compute(p, TaskKind::recompute, "recompute", l, *recompute, slowdown, full ? c_.activations.recompute_working : 0.0,
-            0.0, ready, host);
+    compute(p, TaskKind::recompute, "recompute", l, *recompute, slowdown * tp_.recompute_slowdown(),
+            full ? c_.activations.recompute_working : 0.0, 0.0, ready, host);
     if (full) {
       cp_.sync(p, l);  // the recomputed attention runs the ring again
       tp_.sync(p, l);
@@ -113,7 +111,8 @@ void StepBuilder::backward_layer(Pass& p, int l, std::optional<TaskId> start, do
     }
   }
   const TaskId bwd =
-      compute(p, TaskKind::compute, "backward", l, c_.layer.backward, slowdown, 0.0, freed, ready, f.layer_backward_seconds);
+      compute(p, TaskKind::compute, "backward", l, c_.layer.backward, slowdown * tp_.compute_slowdown(true), 0.0, freed,
+              ready, f.layer_backward_seconds);
   cp_.sync(p, l, true);
   tp_.sync(p, l, true);
   ep_.sync(p, l, true);

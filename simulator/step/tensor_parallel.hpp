@@ -26,8 +26,20 @@ class TensorParallel {
   // and micro-batch: asked of the collective model once): all of them, or under the overlap what the
   // layer's GEMMs do not cover.
   double pass_seconds(bool backward) const { return backward ? backward_seconds_ : forward_seconds_; }
-  // What the overlap hides of them behind the pass's GEMMs (0 without it), which slows that compute.
+  // What the overlap hides of them behind the pass's GEMMs (0 without it).
   double hidden_seconds(bool backward) const { return backward ? backward_hidden_ : forward_hidden_; }
+  // How much longer a pass's compute takes for what it hides (1 without the overlap): the forward, the
+  // backward, and the recompute (a full one runs the forward's collectives again, hidden alike).
+  double compute_slowdown(bool backward) const;
+  double recompute_slowdown() const;
+  // What the collectives add to one pass over a layer with nothing else to overlap (a pipeline
+  // stage filling and draining): the exposed rest and the slowdown of the compute hiding the others.
+  double pass_cost(bool backward) const;
+
+  // Paired micro-batches (Megatron-Core's all-to-all overlap): the other micro-batch's all-to-all of
+  // `seconds` per pass overlaps the same compute, so what a pass hides of both is bounded by its
+  // compute; the tensor-parallel collectives it no longer covers return to the critical path.
+  void share_compute_with(double seconds);
 
   // Chains the tensor-parallel communication of one pass over a layer behind its compute.
   void sync(Pass& pass, int layer, bool backward = false);
@@ -36,6 +48,8 @@ class TensorParallel {
   double collectives_seconds(bool backward) const;
   // The share of a layer's collectives its expert layers leave (whole experts need none in the MLP).
   double collective_share() const;
+  bool whole_experts() const;
+  const PassCost& pass(bool backward) const { return backward ? c_.layer.backward : c_.layer.forward; }
 
   const StepContext& c_;
   GraphWriter& g_;

@@ -170,6 +170,12 @@ TEST(ConfigImport, MegatronTensorParallelOverlapIsReadAndNeedsSequenceParallelis
       "tp-overlap.sh");
   EXPECT_EQ(value_of(s, "config.parallelism.tp_comm_overlap"), true);
   EXPECT_THROW(imported(mixtral_launch(8, "--tensor-model-parallel-size 2 --tp-comm-overlap", 8), "no-sp.sh"), InputError);
+  EXPECT_THROW(imported(mixtral_launch(8, "--sequence-parallel --tp-comm-overlap --expert-model-parallel-size 8", 8), "tp1.sh"),
+               InputError);
+  // A launch that leaves it out runs the collectives in line: plan keeps that instead of searching it.
+  const ImportedSetup in_line = imported(
+      mixtral_launch(8, "--tensor-model-parallel-size 2 --sequence-parallel --expert-model-parallel-size 8", 8), "in-line.sh");
+  EXPECT_EQ(value_of(in_line, "config.parallelism.tp_comm_overlap"), false);
 }
 
 // Megatron-Core's own layout example for DeepSeek-V3 (61 layers and an MTP layer over pp 16 x 2
