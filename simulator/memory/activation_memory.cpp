@@ -33,6 +33,9 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
   t.outside += g * h;                                             // QKV projection input
   t.rest += a * static_cast<double>(m.q_dim() + m.kv_dim() + m.v_dim());  // Q, K, V
   t.rest += g * static_cast<double>(m.attention_out_dim());              // o_proj input (flash attention's output O)
+  // A fused attention keeps its output O in 16 bits for its own backward; with fp8 linears the o_proj
+  // keeps its fp8 copy beside it (Transformer Engine's Linear saves the cast input), not the same tensor.
+  if (in.flash_attention && g < a) t.rest += a * static_cast<double>(m.attention_out_dim());
   if (m.is_mla()) {
     // MLA's down projections run whole on every tensor-parallel rank: their outputs (the norms'
     // inputs) and the normed latents (the up projections' inputs).
@@ -48,11 +51,14 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
     t.attention_core = heads * s * (a + (attn_dropout ? 1.0 + a : 0.0));
   }
   // MLP: input, then per expert the token passes through (gate, up, act(gate), down_proj input; a
-  // GELU MLP keeps the GELU input and fc2's input). An expert model's layers of each kind in their
-  // share: an expert layer's top-k routed experts, its shared expert and router logits (fp32); a
-  // dense layer's MLP.
+  // GELU MLP keeps the GELU input and fc2's input). A fused gated activation keeps only its input,
+  // gate and up (Megatron-Core's SwiGLUFunction saves input alone, megatron/core/fusions/
+  // fused_bias_swiglu.py; torch.compile's partitioner recomputes point-wise ops from the GEMM outputs
+  // rather than save them, so at most that). An expert model's layers of each kind in their share: an
+  // expert layer's top-k routed experts, its shared expert and router logits (fp32); a dense layer's MLP.
   t.outside += g * h;
-  const double per_width = m.mlp == MlpKind::gated ? 3.0 * a + g : a + g;
+  const double gated = in.fused_activation ? 2.0 * a : 3.0 * a;
+  const double per_width = m.mlp == MlpKind::gated ? gated + g : a + g;
   const std::vector<LayerKind>& kinds = w.layer_kinds();
   const double expert_share = static_cast<double>(kinds.front().layers) / static_cast<double>(m.layers);
   const double shared = m.is_moe() ? static_cast<double>(m.shared_intermediate) : 0.0;
@@ -88,6 +94,7 @@ ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig&
   in.precision = job.precision;
   in.recompute = c.recompute;
   in.flash_attention = stack.attention != AttentionKernel::eager;
+  in.fused_activation = stack.fused_elementwise;
   in.loss_kept_bytes_per_logit = stack.loss.kept_bytes_per_logit;
   in.lora = job.method == Method::full ? nullptr : &job.lora;
   in.tp = c.parallelism.tp;

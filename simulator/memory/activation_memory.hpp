@@ -18,6 +18,9 @@ struct ActivationInputs {
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::none;
   bool flash_attention = true;       // a fused attention kernel: no score matrix kept
+  // A fused gated activation (Megatron-Core's bias_swiglu_impl, torch.compile's Inductor): it keeps
+  // gate and up for its backward and recomputes act(gate), where eager PyTorch keeps that too.
+  bool fused_activation = false;
   // What the stack's loss keeps per logit beside the lm_head output (stack_habits.hpp).
   double loss_kept_bytes_per_logit = 8.0;
   const LoraSpec* lora = nullptr;  // adapters add their own saved tensors

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "simulator/memory/activation_memory.hpp"
+#include "simulator/model/stack_habits.hpp"
 #include "support/fixtures.hpp"
 
 namespace preflight {
@@ -50,10 +51,7 @@ TEST(ActivationMemory, FlashAttentionKeepsNoScores) {
   EXPECT_DOUBLE_EQ(flash.per_layer_stored, 2048.0 * (34.0 * 12288.0 + 4.0 * 96.0));
 }
 
-// Hand-worked Llama-2-7B layer (no dropout, SwiGLU, h = 4096, I = 11008), bytes per token in bf16:
-// norm inputs 2*2h, QKV input 2h, Q/K/V 3*2h, o_proj input 2h, MLP input 2h,
-// gate/up/act/down inputs 4*2I  =>  16h + 8I = 153,600 bytes.
-TEST(ActivationMemory, Llama2LayerByHand) {
+ModelSpec llama_2_7b_shape() {
   ModelSpec m;
   m.hidden = 4096;
   m.layers = 32;
@@ -62,8 +60,45 @@ TEST(ActivationMemory, Llama2LayerByHand) {
   m.intermediate = 11008;
   m.vocab = 32000;
   m.max_seq_len = 4096;
+  return m;
+}
+
+// Hand-worked Llama-2-7B layer (no dropout, SwiGLU, h = 4096, I = 11008), bytes per token in bf16:
+// norm inputs 2*2h, QKV input 2h, Q/K/V 3*2h, o_proj input 2h, MLP input 2h,
+// gate/up/act/down inputs 4*2I  =>  16h + 8I = 153,600 bytes.
+TEST(ActivationMemory, Llama2LayerByHand) {
+  const ModelSpec m = llama_2_7b_shape();
   EXPECT_DOUBLE_EQ(layer_activation_bytes_per_token(Workload(m, TrainingJob{}), inputs(Recompute::none, true)),
                    16.0 * 4096 + 8.0 * 11008 + 4.0 * 32);
+}
+
+// The same layer under a fused gated activation (Megatron-Core's SwiGLUFunction saves its input
+// alone, megatron/core/fusions/fused_bias_swiglu.py; torch.compile recomputes point-wise ops): gate
+// and up 2*2I and the down projection's input 2I, act(gate) is not kept => 16h + 6I = 131,584 bytes.
+// A plain GELU MLP keeps what it kept (the GELU's input and fc2's), fused or not.
+TEST(ActivationMemory, FusedGatedActivationKeepsGateAndUpOnly) {
+  const ModelSpec m = llama_2_7b_shape();
+  ActivationInputs fused = inputs(Recompute::none, true);
+  fused.fused_activation = true;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes_per_token(Workload(m, TrainingJob{}), fused), 16.0 * 4096 + 6.0 * 11008 + 4.0 * 32);
+  // fp8 linears: the GEMM inputs in 1 byte, and the fused attention's output O kept twice (2 bytes for
+  // its own backward, 1 for the o_proj): norm inputs 2*2h, QKV input h, Q/K/V 3*2h, O 2h + h, MLP
+  // input h, gate and up 2*2I, the down projection's input I => 15h + 5I.
+  fused.precision = Precision::fp8;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes_per_token(Workload(m, TrainingJob{}), fused), 15.0 * 4096 + 5.0 * 11008 + 4.0 * 32);
+  fused.precision = Precision::bf16;
+  const Workload gpt = gpt3_175b();
+  EXPECT_DOUBLE_EQ(layer_activation_bytes_per_token(gpt, fused), layer_activation_bytes_per_token(gpt, inputs(Recompute::none, true)));
+  // What the stacks run: Megatron's Transformer Engine modules and torch.compile fuse, eager PyTorch does not.
+  TrainingJob job;
+  job.seq_len = 4096;
+  StrategyConfig c;
+  c.framework = Framework::megatron;
+  EXPECT_TRUE(activation_inputs(job, c, stack_habits(c.framework, job, true, GpuArchitecture::hopper)).fused_activation);
+  c.framework = Framework::transformers;
+  EXPECT_FALSE(activation_inputs(job, c, stack_habits(c.framework, job, true, GpuArchitecture::hopper)).fused_activation);
+  job.torch_compile = true;
+  EXPECT_TRUE(activation_inputs(job, c, stack_habits(c.framework, job, true, GpuArchitecture::hopper)).fused_activation);
 }
 
 // Logits in bf16 plus the fp32 upcast and the fp32 log-softmax: 10 bytes per vocabulary entry per token.
