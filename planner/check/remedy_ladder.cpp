@@ -110,8 +110,17 @@ class Climber {
         StrategyConfig c = state_;
         c.sharding = Sharding::zero1;
         record(3, "distributed optimizer (ZeRO-1 across the data-parallel replicas)", c);
-      } else {
-        ladder_.skipped.push_back("3. optimizer states are already sharded (Megatron shards nothing else)");
+      }
+      // Megatron-FSDP shards the gradients and weights too, beside tensor parallelism (not pipelining).
+      const bool fsdp = state_.framework == Framework::megatron && state_.parallelism.pp == 1;
+      if (!done() && fsdp && state_.sharding == Sharding::zero1) {
+        StrategyConfig c = state_;
+        c.sharding = Sharding::fsdp_full;
+        record(3, "Megatron-FSDP (shard gradients and parameters too)", c);
+      } else if (ladder_.rungs.empty() || ladder_.rungs.back().rung != 3) {
+        ladder_.skipped.push_back(state_.sharding == Sharding::fsdp_full
+                                      ? "3. parameters are already sharded (Megatron-FSDP)"
+                                      : "3. optimizer states are already sharded (Megatron shards the rest only without pipelining)");
       }
       return;
     }

@@ -68,7 +68,8 @@ std::string model_arguments(const ModelSpec& m, std::int64_t seq_len) {
 }  // namespace
 
 // A Megatron-LM pretrain_gpt.py launch with the layout preflight simulated: tensor (and sequence),
-// pipeline (and interleaved) parallelism, the distributed optimizer for zero1, recompute, batch
+// pipeline (and interleaved) parallelism, the distributed optimizer for zero1, Megatron-FSDP for
+// fsdp_full, recompute, batch
 // sizes, steps and checkpoint interval. Data and tokenizer stay the user's ($DATA_PATH, $TOKENIZER).
 std::string megatron_arguments(const ExportPlan& p) {
   const StrategyConfig& c = p.config;
@@ -78,9 +79,11 @@ std::string megatron_arguments(const ExportPlan& p) {
     throw InvalidConfig("method", "Megatron-LM trains full weights; export LoRA/QLoRA configs with deepspeed, accelerate or torchrun");
   }
   const int stage = sharding_scheme(c.sharding).stage;
-  if (stage > 1 || c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none) {
-    throw InvalidConfig("sharding", "Megatron-LM shards only the optimizer (--use-distributed-optimizer, zero1): export " +
-                                        to_string(c.sharding) + " with deepspeed or accelerate");
+  const bool megatron_fsdp = c.sharding == Sharding::fsdp_full;
+  if ((stage > 1 && !megatron_fsdp) || c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none) {
+    throw InvalidConfig("sharding", "Megatron-LM shards the optimizer (--use-distributed-optimizer, zero1) or everything "
+                                    "(Megatron-FSDP, fsdp_full), without offload: export " + to_string(c.sharding) +
+                                        " with deepspeed or accelerate");
   }
   const int gpus = c.nodes * p.node->gpus_per_node;
   const std::int64_t dp = data_parallel_degree(par, gpus);
@@ -113,6 +116,13 @@ std::string megatron_arguments(const ExportPlan& p) {
   // default reduces after backward).
   if (dp > 1) s += " --overlap-grad-reduce";
   if (stage == 1) s += " --use-distributed-optimizer";
+  if (megatron_fsdp) {
+    // Megatron-FSDP as its examples launch it: it gathers and reduce-scatters every block's weights and
+    // gradients (overlapped, as simulated), computes without gradient-accumulation fusion and checkpoints
+    // as DTensors.
+    s += " --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --use-distributed-optimizer"
+         " --overlap-param-gather --no-gradient-accumulation-fusion --ckpt-format fsdp_dtensor";
+  }
   s += " \\\n ";
   s += model_arguments(p.scenario->model(), t.seq_len) + " \\\n ";
   s += arg("micro-batch-size", c.micro_batch) + arg("global-batch-size", c.micro_batch * c.grad_accum * dp);

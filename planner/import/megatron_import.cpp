@@ -169,7 +169,23 @@ void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64
   const std::optional<bool> distributed = a.boolean("use-distributed-optimizer");
   // Megatron-DeepSpeed: the ZeRO stage is its DeepSpeed config's.
   const bool deepspeed = a.has("deepspeed") || a.has("deepspeed-config");
-  if (!deepspeed) {
+  const std::optional<bool> fsdp = a.boolean("use-megatron-fsdp");
+  if (!deepspeed && fsdp && *fsdp) {
+    // Megatron-FSDP's strategy (Megatron-LM's default optim_grads_params): optim shards what the
+    // distributed optimizer shards, optim_grads_params everything.
+    const std::optional<std::string> strategy = a.string("data-parallel-sharding-strategy");
+    const std::string key = "--use-megatron-fsdp --data-parallel-sharding-strategy";
+    if (!strategy || *strategy == "optim_grads_params") {
+      setup.set("config.sharding", "fsdp_full", file, strategy ? key : "--use-megatron-fsdp (optim_grads_params, its default)");
+    } else if (*strategy == "optim") {
+      setup.set("config.sharding", "zero1", file, key);
+    } else if (*strategy == "no_shard") {
+      setup.set("config.sharding", "ddp", file, key);
+    } else {
+      a.fail("data-parallel-sharding-strategy", "optim_grads_params (fsdp_full), optim (zero1) or no_shard (ddp); optim_grads "
+                                                "is not modelled here");
+    }
+  } else if (!deepspeed) {
     setup.set("config.sharding", distributed && *distributed ? "zero1" : "ddp", file,
               distributed ? "--use-distributed-optimizer" : "--use-distributed-optimizer (not given)");
   }
@@ -274,8 +290,18 @@ void import_megatron_args(const nlohmann::json& args, const std::string& file, I
                       "simulates them reduced during it, as that flag runs them (`export megatron` writes it): this launch "
                       "runs slower than simulated where data parallelism spans nodes");
   }
-  a.ignore(setup, {"overlap-param-gather"},
-           "the distributed optimizer's parameter all-gather is simulated exposed, as without this flag (slower than with it)");
+  if (const std::optional<bool> fsdp = a.boolean("use-megatron-fsdp"); fsdp && *fsdp) {
+    // Megatron-FSDP's gathers are simulated overlapped, layer by layer, as this flag runs them.
+    if (a.boolean("overlap-param-gather")) {
+      setup.considered(file, "--overlap-param-gather");
+    } else {
+      setup.note(file + ": without --overlap-param-gather Megatron-FSDP gathers each block's weights when it needs them; "
+                        "preflight simulates them prefetched beside the block before (`export megatron` writes the flag)");
+    }
+  } else {
+    a.ignore(setup, {"overlap-param-gather"},
+             "the distributed optimizer's parameter all-gather is simulated exposed, as without this flag (slower than with it)");
+  }
   a.ignore(setup, {"no-gradient-accumulation-fusion", "cross-entropy-loss-fusion", "manual-gc",
                    "empty-unused-memory-level", "calculate-per-token-loss", "transformer-impl"},
            "fusions and settings preflight does not model apart");

@@ -90,7 +90,8 @@ class Screen {
         steps_(std::ceil(s.training().tokens / s.training().global_batch_tokens())),
         step_flops_(executed_flops_floor(s)),
         frameworks_(searched_frameworks(s)),
-        fsdp2_(std::find(frameworks_.begin(), frameworks_.end(), Framework::torchtitan) != frameworks_.end()) {}
+        fsdp2_(searched(Framework::torchtitan)),
+        megatron_fsdp_(searched(Framework::megatron)) {}
 
   // The policy a fallback's on-demand side is priced under (the scenario's, and its overrides).
   PricePolicy fallback_policy(const NodeSpec& node) const {
@@ -157,7 +158,7 @@ class Screen {
             keep_nearest(invalid.misses, Verdict::invalid, 0.0, false, [&] { return machine_text(*m.node, nodes) + ": " + why; });
             continue;
           }
-          for (Sharding sh : sharding_choices(gpus, nodes, layout, fsdp2_)) {
+          for (Sharding sh : sharding_choices(gpus, nodes, layout, fsdp2_, megatron_fsdp_)) {
             for (const Framework f : frameworks_) {
               if (!offered(f, layout, sh) || dominated(f, layout) || !s_.search.fixed.allows_group(nodes, gpus, layout, sh, f)) continue;
               Group g{&m, nodes, f, layout, sh, {}};
@@ -227,7 +228,7 @@ class Screen {
 
   std::int64_t variants(const NodeSpec& node, int gpus, int nodes, const Parallelism& layout) const {
     std::int64_t n = 0;
-    for (Sharding sh : sharding_choices(gpus, nodes, layout, fsdp2_)) {
+    for (Sharding sh : sharding_choices(gpus, nodes, layout, fsdp2_, megatron_fsdp_)) {
       for (const Framework f : frameworks_) {
         if (offered(f, layout, sh) && !dominated(f, layout)) n += static_cast<std::int64_t>(offload_choices(sh, node, gpus, layout).size());
       }
@@ -411,6 +412,8 @@ class Screen {
   double step_flops_;  // a floor on the FLOPs one step executes, all GPUs together
   std::vector<Framework> frameworks_;  // the stacks searched
   bool fsdp2_;                         // torchtitan among them: FSDP2 beside tensor/pipeline layouts too
+  bool megatron_fsdp_;                 // megatron among them: Megatron-FSDP beside tensor parallelism
+  bool searched(Framework f) const { return std::find(frameworks_.begin(), frameworks_.end(), f) != frameworks_.end(); }
 };
 
 }  // namespace

@@ -113,14 +113,14 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
   return out;
 }
 
-std::vector<Sharding> sharding_choices(int gpus, int nodes, const Parallelism& layout, bool fsdp2) {
+std::vector<Sharding> sharding_choices(int gpus, int nodes, const Parallelism& layout, bool fsdp2, bool megatron_fsdp) {
   if (model_parallel(layout)) {
     // One replica of the weights leaves nothing to shard, unless whole experts spread over fewer EP
     // ranks than tp (ep < tp with etp = 1) keep replicas of each expert that zero1 can shard.
     const bool expert_replicas = layout.expert_tp() != layout.tp && layout.ep < layout.tp;
     if (gpus == layout.tp * layout.pp && !expert_replicas) return {Sharding::ddp};
     std::vector<Sharding> s{Sharding::ddp, Sharding::zero1};
-    if (fsdp2) s.push_back(Sharding::fsdp_full);
+    if (fsdp2 || (megatron_fsdp && layout.pp == 1)) s.push_back(Sharding::fsdp_full);
     if (fsdp2 && nodes > 1 && weight_replicas(layout, gpus) > nodes) s.push_back(Sharding::fsdp_hybrid);
     return s;
   }

@@ -35,8 +35,10 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
 // plus ZeRO-2/ZeRO-3 as the carriers of CPU/NVMe offload (ZeRO-Offload, ZeRO-Infinity). Hybrid
 // sharding only differs from full sharding across nodes. Beside tensor or pipeline parallelism only
 // Megatron's choices: replicated, or its distributed optimizer (ZeRO-1) when there are replicas; and
-// with `fsdp2` (torchtitan searched) FSDP2's full and hybrid sharding over those replicas.
-std::vector<Sharding> sharding_choices(int gpus, int nodes, const Parallelism& layout = {}, bool fsdp2 = false);
+// with `fsdp2` (torchtitan searched) FSDP2's full and hybrid sharding over those replicas, with
+// `megatron_fsdp` (megatron searched) Megatron-FSDP's full sharding where there is no pipeline.
+std::vector<Sharding> sharding_choices(int gpus, int nodes, const Parallelism& layout = {}, bool fsdp2 = false,
+                                       bool megatron_fsdp = false);
 
 // Offload combinations the sharding's engine offers on this machine (NVMe only with local NVMe),
 // lightest first. With one GPU under ZeRO, offload is the only reason to use ZeRO at all. None

@@ -18,13 +18,15 @@ void validate_memory_config(const StrategyConfig& c) {
   }
   const ShardingScheme scheme = sharding_scheme(c.sharding);
   const bool any_offload = c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none;
-  // torchtitan composes FSDP2 with tensor and pipeline parallelism (its 2D/3D parallelism), without offload.
-  const bool fsdp2_beside_model_parallelism = c.framework == Framework::torchtitan && scheme.engine == Engine::fsdp;
-  if (model_parallel(c.parallelism) && ((scheme.stage > 1 && !fsdp2_beside_model_parallelism) || any_offload)) {
-    // Megatron shards only the optimizer (its distributed optimizer, ZeRO-1) beside TP/PP, and
+  // torchtitan composes FSDP2 with tensor and pipeline parallelism (its 2D/3D parallelism), Megatron-Core
+  // Megatron-FSDP with tensor, context and expert parallelism; neither with offload.
+  const bool fsdp_beside_model_parallelism =
+      (c.framework == Framework::torchtitan || c.framework == Framework::megatron) && scheme.engine == Engine::fsdp;
+  if (model_parallel(c.parallelism) && ((scheme.stage > 1 && !fsdp_beside_model_parallelism) || any_offload)) {
     // DeepSpeed refuses ZeRO-2/3 with its pipeline engine.
     throw InvalidConfig("sharding", "tensor and pipeline parallelism combine with ddp or zero1 (Megatron's distributed "
-                                    "optimizer), or FSDP on torchtitan, and no offload; use tp = pp = 1 for ZeRO-2/3 or offload");
+                                    "optimizer), or FSDP on torchtitan and megatron, and no offload; use tp = pp = 1 for "
+                                    "ZeRO-2/3 or offload");
   }
   if (scheme.engine == Engine::pytorch_ddp && any_offload) {
     throw InvalidConfig("offload", "offload needs a DeepSpeed ZeRO stage or FSDP; DDP keeps every state on the GPU");
@@ -110,6 +112,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   layout.world_size = replicas;  // tensor and pipeline ranks hold different weights
   // Megatron's own gradient buffer and optimizer beside tensor/pipeline layouts; FSDP2's shards there.
   layout.megatron = model_parallel(c.parallelism) && layout.scheme.engine != Engine::fsdp;
+  layout.megatron_fsdp = c.framework == Framework::megatron && layout.scheme.engine == Engine::fsdp;
   layout.expert_parallel = static_cast<double>(c.parallelism.ep * c.parallelism.expert_tp()) / static_cast<double>(c.parallelism.tp);
 
   const ParameterFootprint footprint = stage_footprint(w.footprint(), stages);

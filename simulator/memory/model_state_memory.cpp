@@ -121,10 +121,30 @@ ModelStateMemory megatron(const ParameterFootprint& f, const StateBytes& b, cons
   return m;
 }
 
+// Megatron-FSDP (--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params,
+// megatron/core/distributed/fsdp): each rank keeps its shard of the 16-bit model weights beside the
+// fp32 main weights, of the fp32 main gradients and of the moments (the routed experts' over their
+// expert-data-parallel group, as the distributed optimizer shards them); a transformer block is
+// gathered around its use, the running one and the prefetched next, with the running one's
+// unreduced gradients, and the embeddings and head stay gathered.
+ModelStateMemory megatron_fsdp(const ParameterFootprint& f, const StateBytes& b, const ShardingLayout& l) {
+  const double experts = f.expert_trainable;
+  const double shard = (f.trainable - experts) / l.shard_degree + experts / (l.shard_degree / l.expert_parallel);
+  ModelStateMemory m;
+  m.params = (b.weights + b.master) * shard + f.frozen_bytes / l.shard_degree;
+  m.grads = (b.master > 0.0 ? 4.0 : b.grads) * shard;
+  m.optimizer = b.moments * shard;
+  const double w = f.compute_weight_bytes;
+  const double unit_grads = f.frozen_base ? 0.0 : w * f.layer_params;
+  m.gathered_params = w * f.root_params + 2.0 * w * f.layer_params + unit_grads;
+  return m;
+}
+
 }  // namespace
 
 ModelStateMemory model_state_memory(const ParameterFootprint& footprint, const StateBytes& bytes,
                                     const ShardingLayout& layout) {
+  if (layout.megatron_fsdp) return megatron_fsdp(footprint, bytes, layout);
   if (layout.megatron) return megatron(footprint, bytes, layout);
   switch (layout.scheme.engine) {
     case Engine::deepspeed: return deepspeed(footprint, bytes, layout);

@@ -23,6 +23,7 @@ struct ShardingLayout {
   double gpus_per_node = 1.0;
   double world_size = 1.0;  // GPUs in the data-parallel group (DDP buckets exist only when > 1)
   bool megatron = false;    // a tensor/pipeline layout: Megatron-LM's own gradient buffer and optimizer
+  bool megatron_fsdp = false;  // Megatron-FSDP (--use-megatron-fsdp, optim_grads_params) on megatron
   // ep x etp / tp: the routed experts' states are sharded over shard_degree / expert_parallel ranks
   // (the expert-data-parallel group: dp / ep, or tp x dp / ep when etp = 1 folds tp into the experts' groups)
   double expert_parallel = 1.0;

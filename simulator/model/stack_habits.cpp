@@ -154,10 +154,16 @@ LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& c) {
       }
       return {};
     case Framework::megatron:
-      // Megatron-LM's data parallelism is DDP or its distributed optimizer (ZeRO-1), beside TP/PP/SP.
-      if (scheme.stage > 1 || scheme.engine == Engine::fsdp) {
-        return {"sharding", "on megatron (Megatron-LM, which tensor and pipeline layouts run on) sharding and tensor or "
-                            "pipeline parallelism combine with ddp or zero1 (its distributed optimizer)"};
+      // Megatron-LM's data parallelism is DDP, its distributed optimizer (ZeRO-1), or Megatron-FSDP
+      // sharding weights, gradients and optimizer states (optim_grads_params), beside TP/SP, CP and EP.
+      if (scheme.stage > 1 && c.sharding != Sharding::fsdp_full) {
+        return {"sharding", "megatron shards with ddp, zero1 (its distributed optimizer) or fsdp_full (Megatron-FSDP: "
+                            "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params); its optim_grads "
+                            "strategy and hybrid sharding are not modelled here"};
+      }
+      if (c.sharding == Sharding::fsdp_full && c.parallelism.pp > 1) {
+        return {"sharding", "Megatron-FSDP beside pipeline parallelism is not modelled here: use pp = 1 with fsdp_full, or "
+                            "zero1 (the distributed optimizer) with pipelining"};
       }
       if (offload) return {"offload", "megatron's layouts keep every state on the GPU"};
       return {};

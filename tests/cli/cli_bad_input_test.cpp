@@ -157,7 +157,7 @@ const BadInput kCases[] = {
     {"sequence_parallel_without_tp", [](json& s) { s["config"]["parallelism"] = {{"sequence_parallel", true}}; return ""; },
      {"$.config.parallelism.sequence_parallel", "got true", "needs tp > 1"}},
     {"tp_with_zero3", [](json& s) { s["config"]["parallelism"] = {{"tp", 2}}; return ""; },
-     {"$.config.sharding", "\"zero3\"", "combine with ddp or zero1"}},
+     {"$.config.sharding", "\"zero3\"", "zero1 (its distributed optimizer) or fsdp_full"}},
     {"export_tp_as_deepspeed", [](json& s) { s["config"]["parallelism"] = {{"tp", 2}}; s["config"]["sharding"] = "ddp"; return ""; },
      {"$.config.parallelism", "export megatron"}, "", "export deepspeed"},
     {"export_zero3_as_megatron", keep, {"$.config.sharding", "\"zero3\"", "--use-distributed-optimizer"}, "", "export megatron"},

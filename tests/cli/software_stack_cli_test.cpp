@@ -118,7 +118,7 @@ TEST(CliStack, ExportsWriteForTheConfigsStack) {
 
 // torchtitan composes FSDP2 with tensor parallelism: 32 GPUs as tp 2 x FSDP 16 hold the same model
 // states per GPU as FSDP over all 32 (each parameter's states split 32 ways either way), and the
-// export carries both degrees.
+// export carries both degrees; Megatron-FSDP composes with tensor parallelism alike.
 TEST(CliStack, TorchtitanShardsBesideTensorParallelism) {
   const fs::path dir = test::scratch_dir("stack-2d");
   json s = scenario_json("llama3.1-70b-pretrain-spot-p5");
@@ -140,11 +140,21 @@ TEST(CliStack, TorchtitanShardsBesideTensorParallelism) {
   ASSERT_EQ(toml.exit_code, 0) << toml.err;
   EXPECT_NE(toml.out.find("tensor_parallel_degree = 2\n"), std::string::npos) << toml.out;
   EXPECT_NE(toml.out.find("data_parallel_shard_degree = 16\n"), std::string::npos);
-  // Megatron-LM offers no FSDP beside its tensor parallelism.
+  // Megatron-FSDP beside Megatron's tensor parallelism: every parameter's states split 32 ways too,
+  // its 16-bit weight shard beside the fp32 one (18 bytes over 16); beside pipelining it is refused.
   s["config"]["framework"] = "megatron";
-  const test::CliResult megatron = test::run_preflight("check " + written(dir, "megatron.json", s));
-  EXPECT_EQ(megatron.exit_code, 2);
-  EXPECT_NE(megatron.err.find("$.config.sharding"), std::string::npos) << megatron.err;
+  const test::CliResult megatron = test::run_preflight("check " + written(dir, "megatron.json", s) + " --format json");
+  ASSERT_TRUE(megatron.exit_code == 0 || megatron.exit_code == 1) << megatron.err;
+  EXPECT_NEAR(states(json::parse(megatron.out)) / states(json::parse(flat.out)), 18.0 / 16.0, 0.02);
+  const test::CliResult launch = test::run_preflight("export megatron " + written(dir, "megatron.json", s));
+  ASSERT_EQ(launch.exit_code, 0) << launch.err;
+  EXPECT_NE(launch.out.find("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params"), std::string::npos)
+      << launch.out;
+  s["config"]["parallelism"] = {{"pp", 2}};
+  const test::CliResult piped = test::run_preflight("check " + written(dir, "megatron-pp.json", s));
+  EXPECT_EQ(piped.exit_code, 2);
+  EXPECT_NE(piped.err.find("$.config.sharding"), std::string::npos) << piped.err;
+  EXPECT_NE(piped.err.find("pipelining"), std::string::npos) << piped.err;
   fs::remove_all(dir);
 }
 

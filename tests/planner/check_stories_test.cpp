@@ -36,6 +36,16 @@ class CheckStories : public ::testing::Test {
   static Evaluation evaluate(const Loaded& l, const StrategyConfig& config) {
     return preflight::evaluate(l.scenario.workload, machine(l), config, l.scenario.constraints.vram_headroom);
   }
+  // The scenario on megatron with its distributed optimizer, micro-batch 1, on this layout.
+  static void on_megatron(Loaded& l, int nodes, const Parallelism& layout, Recompute recompute, std::int64_t grad_accum) {
+    l.config.nodes = nodes;
+    l.config.framework = Framework::megatron;
+    l.config.parallelism = layout;
+    l.config.sharding = Sharding::zero1;
+    l.config.recompute = recompute;
+    l.config.micro_batch = 1;
+    l.config.grad_accum = grad_accum;
+  }
 };
 
 // Llama-2-7B, full fine-tune, bf16 AdamW, seq 2048, micro-batch 1, one RTX 4090 (24 GiB): model
@@ -150,19 +160,32 @@ TEST_F(CheckStories, PipelinedGpt3LadderShardsTheOptimizerThenAddsTensorParallel
   EXPECT_LT(o.ladder.rungs[1].result.step->seconds(), o.given.step->seconds());
 }
 
+// Llama 3.1 70B on 32 H100 as tp 8 (dp 4): the distributed optimizer leaves each GPU 6 + 12/4 bytes
+// for each of its 8.8 B parameters (79 GB, over the 72 GiB usable); Megatron-FSDP shards the
+// gradients and weights too (18/4 bytes: 40 GB), which fits. Beside pipelining it is not offered.
+TEST_F(CheckStories, TensorParallelLadderShardsTheRestWithMegatronFsdp) {
+  Loaded l = load("llama3.1-70b-pretrain-spot-p5.json");
+  on_megatron(l, 4, {8, 1, true, 1}, Recompute::full, 512 / 4);
+  const CheckOutcome o = run_check(l.scenario, machine(l), l.config);
+  ASSERT_FALSE(o.given.memory.fits());
+  ASSERT_TRUE(o.ladder.remedy.has_value());
+  EXPECT_EQ(o.ladder.remedy->sharding, Sharding::fsdp_full);
+  EXPECT_EQ(o.ladder.remedy->parallelism.tp, 8);
+  EXPECT_EQ(o.ladder.rungs.back().action, "Megatron-FSDP (shard gradients and parameters too)");
+  const MemoryBreakdown& f = o.ladder.rungs.back().result.memory.gpu;
+  const MemoryBreakdown& z = o.given.memory.gpu;
+  EXPECT_NEAR((f.params + f.grads + f.optimizer) / (z.params + z.grads + z.grad_buffers + z.optimizer), (18.0 / 4.0) / (6.0 + 12.0 / 4.0),
+              0.01);
+}
+
 // Megatron-Core refuses full recompute beside overlapped all-to-alls: Mixtral 8x7B at ep 8 on 8 p5
 // without recompute overflows 72 GiB, and the ladder's full recompute drops the overlap to get there.
 TEST_F(CheckStories, FullRecomputeDropsTheOverlappedAllToAlls) {
   Loaded l = load("mixtral-8x7b-full-p5.json");
-  l.config.nodes = 8;
-  l.config.framework = Framework::megatron;
-  l.config.parallelism = {};
-  l.config.parallelism.ep = 8;
-  l.config.parallelism.ep_comm_overlap = true;
-  l.config.sharding = Sharding::zero1;
-  l.config.recompute = Recompute::none;
-  l.config.micro_batch = 1;
-  l.config.grad_accum = 1024 / 64;
+  Parallelism layout;
+  layout.ep = 8;
+  layout.ep_comm_overlap = true;
+  on_megatron(l, 8, layout, Recompute::none, 1024 / 64);
   const CheckOutcome o = run_check(l.scenario, machine(l), l.config);
   ASSERT_FALSE(o.given.memory.fits());
   ASSERT_TRUE(o.ladder.remedy.has_value());

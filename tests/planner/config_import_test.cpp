@@ -178,6 +178,19 @@ TEST(ConfigImport, MegatronTensorParallelOverlapIsReadAndNeedsSequenceParallelis
   EXPECT_EQ(value_of(in_line, "config.parallelism.tp_comm_overlap"), false);
 }
 
+// Megatron-FSDP as Megatron-LM's examples launch it: optim_grads_params (its default) shards
+// everything (fsdp_full), optim what the distributed optimizer shards; optim_grads is not modelled.
+TEST(ConfigImport, MegatronFsdpIsReadAsItsShardingStrategy) {
+  const std::string fsdp = "--use-megatron-fsdp --no-gradient-accumulation-fusion --ckpt-format fsdp_dtensor";
+  EXPECT_EQ(value_of(imported(mixtral_launch(8, fsdp + " --data-parallel-sharding-strategy optim_grads_params", 8), "f.sh"),
+                     "config.sharding"),
+            "fsdp_full");
+  EXPECT_EQ(value_of(imported(mixtral_launch(8, fsdp, 8), "default.sh"), "config.sharding"), "fsdp_full");
+  EXPECT_EQ(value_of(imported(mixtral_launch(8, fsdp + " --data-parallel-sharding-strategy optim", 8), "o.sh"), "config.sharding"),
+            "zero1");
+  EXPECT_THROW(imported(mixtral_launch(8, fsdp + " --data-parallel-sharding-strategy optim_grads", 8), "og.sh"), InputError);
+}
+
 // Megatron-Core's own layout example for DeepSeek-V3 (61 layers and an MTP layer over pp 16 x 2
 // virtual stages, docs/user-guide/features/pipeline_parallel_layout.md) unrolls to 32 chunks: two
 // virtual stages per rank. What `export` writes for layers pp x interleave does not divide reads back.
