@@ -112,15 +112,19 @@ class Climber {
         record(3, "distributed optimizer (ZeRO-1 across the data-parallel replicas)", c);
       }
       // Megatron-FSDP shards the gradients and weights too, beside tensor parallelism (not pipelining).
-      const bool fsdp = state_.framework == Framework::megatron && state_.parallelism.pp == 1;
-      if (!done() && fsdp && state_.sharding == Sharding::zero1) {
+      const bool megatron = state_.framework == Framework::megatron;
+      if (!done() && megatron && state_.parallelism.pp == 1 && state_.sharding == Sharding::zero1) {
         StrategyConfig c = state_;
         c.sharding = Sharding::fsdp_full;
         record(3, "Megatron-FSDP (shard gradients and parameters too)", c);
       } else if (ladder_.rungs.empty() || ladder_.rungs.back().rung != 3) {
-        ladder_.skipped.push_back(state_.sharding == Sharding::fsdp_full
-                                      ? "3. parameters are already sharded (Megatron-FSDP)"
-                                      : "3. optimizer states are already sharded (Megatron shards the rest only without pipelining)");
+        std::string why = "3. the states are already sharded (" + to_string(state_.sharding) + ")";
+        if (sharding_scheme(state_.sharding).stage == 3) {
+          why = "3. parameters are already sharded (" + to_string(state_.sharding) + ")";
+        } else if (megatron) {
+          why = "3. optimizer states are already sharded (Megatron-FSDP shards the rest only without pipelining)";
+        }
+        ladder_.skipped.push_back(why);
       }
       return;
     }
@@ -158,6 +162,9 @@ class Climber {
       c.parallelism.tp *= tp;
       c.parallelism.pp *= pp;
       c.parallelism.sequence_parallel = c.parallelism.tp > 1;
+      // Megatron-FSDP runs without a pipeline here: more stages go back to the distributed optimizer.
+      const bool drops_fsdp = c.framework == Framework::megatron && c.sharding == Sharding::fsdp_full && c.parallelism.pp > 1;
+      if (drops_fsdp) c.sharding = Sharding::zero1;
       // Megatron's new tensor parallelism overlaps its collectives as plan would run it; a layout the
       // user already split keeps the user's choice.
       const bool adds_overlap = state_.parallelism.tp == 1 && c.parallelism.tp > 1 && c.framework == Framework::megatron;
@@ -174,7 +181,8 @@ class Climber {
       if (scenario_.training().global_batch_sequences % dp != 0) continue;
       if (!schedule_accepts(c.framework, c.parallelism, scenario_.training().global_batch_sequences / dp)) continue;  // micro-batch 1
       record(4, "tensor parallelism " + std::to_string(c.parallelism.tp) + " + sequence parallelism" +
-                    (adds_overlap ? " (collectives overlapped with the GEMMs)" : "") + ", pipeline " +
+                    (adds_overlap ? " (collectives overlapped with the GEMMs)" : "") +
+                    (drops_fsdp ? ", the distributed optimizer instead of Megatron-FSDP" : "") + ", pipeline " +
                     std::to_string(c.parallelism.pp) + (drops_overlap ? " (all-to-alls no longer overlapped)" : ""),
              c);
       tried = true;

@@ -81,7 +81,10 @@ void check_target(const std::string& target, const StrategyConfig& c, const Conf
   std::string why = "this config runs on " + to_string(c.framework);
   if (!named) why += model_parallel(c.parallelism) ? " (tensor/pipeline layouts do)" : " (its sharding implies it)";
   why += ": use " + targets_of(c.framework);
-  if (target == "megatron") why += "; Megatron-LM shards only its optimizer (--use-distributed-optimizer, zero1)";
+  if (target == "megatron") {
+    why += "; Megatron-LM shards its optimizer (--use-distributed-optimizer, zero1) or, with Megatron-FSDP, everything "
+           "(fsdp_full)";
+  }
   rethrow_at(source, InvalidConfig(field, why));
 }
 

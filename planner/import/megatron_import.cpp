@@ -99,6 +99,15 @@ void architecture(ForeignObject& a, std::int64_t tp, ImportedSetup& setup, const
   if (padded != *vocab) setup.note(file + ": vocabulary " + std::to_string(*vocab) + " padded to " + std::to_string(padded) + " as Megatron pads it");
 }
 
+// Megatron-FSDP, by its name or the older --use-custom-fsdp.
+bool megatron_fsdp(ForeignObject& a) {
+  bool on = false;
+  for (const char* key : {"use-megatron-fsdp", "use-custom-fsdp"}) {
+    if (const std::optional<bool> v = a.boolean(key); v && *v) on = true;
+  }
+  return on;
+}
+
 void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64_t& pp, std::int64_t layers) {
   const std::string file = a.file();
   tp = a.integer("tensor-model-parallel-size", 1, 64).value_or(1);
@@ -169,21 +178,30 @@ void layout(ForeignObject& a, ImportedSetup& setup, std::int64_t& tp, std::int64
   const std::optional<bool> distributed = a.boolean("use-distributed-optimizer");
   // Megatron-DeepSpeed: the ZeRO stage is its DeepSpeed config's.
   const bool deepspeed = a.has("deepspeed") || a.has("deepspeed-config");
-  const std::optional<bool> fsdp = a.boolean("use-megatron-fsdp");
-  if (!deepspeed && fsdp && *fsdp) {
-    // Megatron-FSDP's strategy (Megatron-LM's default optim_grads_params): optim shards what the
-    // distributed optimizer shards, optim_grads_params everything.
+  if (megatron_fsdp(a) && deepspeed) a.fail("use-megatron-fsdp", "Megatron-FSDP or DeepSpeed's ZeRO, not both");
+  if (!deepspeed && megatron_fsdp(a)) {
+    // Megatron-FSDP's strategy: optim_grads_params shards everything, optim what the distributed
+    // optimizer shards. Without the flag Megatron-Core's DistributedDataParallelConfig default,
+    // no_shard, is read: the states stay whole (what fits is not overstated).
     const std::optional<std::string> strategy = a.string("data-parallel-sharding-strategy");
     const std::string key = "--use-megatron-fsdp --data-parallel-sharding-strategy";
-    if (!strategy || *strategy == "optim_grads_params") {
-      setup.set("config.sharding", "fsdp_full", file, strategy ? key : "--use-megatron-fsdp (optim_grads_params, its default)");
-    } else if (*strategy == "optim") {
+    if (strategy && *strategy == "optim_grads_params") {
+      setup.set("config.sharding", "fsdp_full", file, key);
+    } else if (strategy && *strategy == "optim") {
       setup.set("config.sharding", "zero1", file, key);
-    } else if (*strategy == "no_shard") {
-      setup.set("config.sharding", "ddp", file, key);
+    } else if (!strategy || *strategy == "no_shard") {
+      setup.set("config.sharding", distributed && *distributed ? "zero1" : "ddp", file,
+                strategy ? key : "--use-megatron-fsdp (no strategy: no_shard, Megatron-Core's default)");
+      if (!strategy) {
+        setup.note(file + ": --use-megatron-fsdp without --data-parallel-sharding-strategy is read as no_shard, Megatron-Core's "
+                          "default; give optim_grads_params for full sharding");
+      }
     } else {
       a.fail("data-parallel-sharding-strategy", "optim_grads_params (fsdp_full), optim (zero1) or no_shard (ddp); optim_grads "
                                                 "is not modelled here");
+    }
+    if (const std::optional<std::string> outer = a.string("outer-dp-sharding-strategy"); outer && *outer != "no_shard") {
+      a.fail("outer-dp-sharding-strategy", "no_shard: Megatron-FSDP's hybrid sharding is not modelled here");
     }
   } else if (!deepspeed) {
     setup.set("config.sharding", distributed && *distributed ? "zero1" : "ddp", file,
@@ -290,9 +308,9 @@ void import_megatron_args(const nlohmann::json& args, const std::string& file, I
                       "simulates them reduced during it, as that flag runs them (`export megatron` writes it): this launch "
                       "runs slower than simulated where data parallelism spans nodes");
   }
-  if (const std::optional<bool> fsdp = a.boolean("use-megatron-fsdp"); fsdp && *fsdp) {
+  if (megatron_fsdp(a)) {
     // Megatron-FSDP's gathers are simulated overlapped, layer by layer, as this flag runs them.
-    if (a.boolean("overlap-param-gather")) {
+    if (const std::optional<bool> gather = a.boolean("overlap-param-gather"); gather && *gather) {
       setup.considered(file, "--overlap-param-gather");
     } else {
       setup.note(file + ": without --overlap-param-gather Megatron-FSDP gathers each block's weights when it needs them; "

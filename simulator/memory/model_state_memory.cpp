@@ -126,7 +126,8 @@ ModelStateMemory megatron(const ParameterFootprint& f, const StateBytes& b, cons
 // fp32 main weights, of the fp32 main gradients and of the moments (the routed experts' over their
 // expert-data-parallel group, as the distributed optimizer shards them); a transformer block is
 // gathered around its use, the running one and the prefetched next, with the running one's
-// unreduced gradients, and the embeddings and head stay gathered.
+// unreduced gradients, and the embeddings and head stay gathered. No fp8 weight copies are kept
+// beside the shards (Megatron-FSDP drops Transformer Engine's transpose cache unless told to keep it).
 ModelStateMemory megatron_fsdp(const ParameterFootprint& f, const StateBytes& b, const ShardingLayout& l) {
   const double experts = f.expert_trainable;
   const double shard = (f.trainable - experts) / l.shard_degree + experts / (l.shard_degree / l.expert_parallel);

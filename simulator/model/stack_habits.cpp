@@ -161,6 +161,11 @@ LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& c) {
                             "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params); its optim_grads "
                             "strategy and hybrid sharding are not modelled here"};
       }
+      if (c.sharding == Sharding::fsdp_full && c.parallelism.ep_comm_overlap) {
+        return {"sharding", "Megatron-FSDP beside the overlapped all-to-alls is not modelled here (their compute would hide "
+                            "the block gathers and the other micro-batch's all-to-alls at once): use zero1 with "
+                            "ep_comm_overlap, or fsdp_full without it"};
+      }
       if (c.sharding == Sharding::fsdp_full && c.parallelism.pp > 1) {
         return {"sharding", "Megatron-FSDP beside pipeline parallelism is not modelled here: use pp = 1 with fsdp_full, or "
                             "zero1 (the distributed optimizer) with pipelining"};

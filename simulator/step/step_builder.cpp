@@ -29,6 +29,9 @@ StepBuilder::StepBuilder(const StepInputs& in)
                                         static_cast<double>(c_.stages.layers_per_stage);
   // Megatron runs the tensor-parallel collectives on the compute stream (what its userbuffer overlap
   // leaves of them, or all): beside another micro-batch's pass they hold the stream, they hide behind nothing.
+  // Paired, the compute hides the other micro-batch's all-to-all too: what it hides of the
+  // tensor-parallel collectives shrinks (for every pass, the unpaired first forward, last backward
+  // and the bubble's too, which only errs slow).
   if (paired_) {
     g_.tensor_parallel_on_compute_stream();
     tp_.share_compute_with(ep_.pass_seconds());

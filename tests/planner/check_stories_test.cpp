@@ -176,6 +176,20 @@ TEST_F(CheckStories, TensorParallelLadderShardsTheRestWithMegatronFsdp) {
   const MemoryBreakdown& z = o.given.memory.gpu;
   EXPECT_NEAR((f.params + f.grads + f.optimizer) / (z.params + z.grads + z.grad_buffers + z.optimizer), (18.0 / 4.0) / (6.0 + 12.0 / 4.0),
               0.01);
+  // From Megatron-FSDP on 16 GPUs (still over), the ladder's pipeline stages go back to the
+  // distributed optimizer, which pipelining runs with.
+  on_megatron(l, 2, {8, 1, true, 1}, Recompute::full, 512 / 2);
+  l.config.sharding = Sharding::fsdp_full;
+  const CheckOutcome tight = run_check(l.scenario, machine(l), l.config);
+  ASSERT_FALSE(tight.given.memory.fits());
+  bool pipelined = false;
+  for (const LadderRung& r : tight.ladder.rungs) {
+    if (r.result.config.parallelism.pp == 1) continue;
+    pipelined = true;
+    EXPECT_EQ(r.result.config.sharding, Sharding::zero1) << r.action;
+    EXPECT_EQ(r.result.config.framework, Framework::megatron) << r.action;
+  }
+  EXPECT_TRUE(pipelined);
 }
 
 // Megatron-Core refuses full recompute beside overlapped all-to-alls: Mixtral 8x7B at ep 8 on 8 p5

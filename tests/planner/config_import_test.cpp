@@ -178,14 +178,22 @@ TEST(ConfigImport, MegatronTensorParallelOverlapIsReadAndNeedsSequenceParallelis
   EXPECT_EQ(value_of(in_line, "config.parallelism.tp_comm_overlap"), false);
 }
 
-// Megatron-FSDP as Megatron-LM's examples launch it: optim_grads_params (its default) shards
-// everything (fsdp_full), optim what the distributed optimizer shards; optim_grads is not modelled.
+// Megatron-FSDP as Megatron-LM's examples launch it: optim_grads_params shards everything
+// (fsdp_full), optim what the distributed optimizer shards; optim_grads and hybrid sharding are not modelled.
 TEST(ConfigImport, MegatronFsdpIsReadAsItsShardingStrategy) {
   const std::string fsdp = "--use-megatron-fsdp --no-gradient-accumulation-fusion --ckpt-format fsdp_dtensor";
   EXPECT_EQ(value_of(imported(mixtral_launch(8, fsdp + " --data-parallel-sharding-strategy optim_grads_params", 8), "f.sh"),
                      "config.sharding"),
             "fsdp_full");
-  EXPECT_EQ(value_of(imported(mixtral_launch(8, fsdp, 8), "default.sh"), "config.sharding"), "fsdp_full");
+  // Without a strategy Megatron-Core's default, no_shard: the distributed optimizer's sharding at most.
+  EXPECT_EQ(value_of(imported(mixtral_launch(8, fsdp, 8), "default.sh"), "config.sharding"), "zero1");
+  EXPECT_EQ(value_of(imported(mixtral_launch(8, "--use-custom-fsdp --data-parallel-sharding-strategy optim_grads_params", 8),
+                              "custom.sh"),
+                     "config.sharding"),
+            "fsdp_full");
+  EXPECT_THROW(imported(mixtral_launch(8, fsdp + " --data-parallel-sharding-strategy optim_grads_params "
+                                                 "--outer-dp-sharding-strategy optim", 8), "hsdp.sh"),
+               InputError);
   EXPECT_EQ(value_of(imported(mixtral_launch(8, fsdp + " --data-parallel-sharding-strategy optim", 8), "o.sh"), "config.sharding"),
             "zero1");
   EXPECT_THROW(imported(mixtral_launch(8, fsdp + " --data-parallel-sharding-strategy optim_grads", 8), "og.sh"), InputError);

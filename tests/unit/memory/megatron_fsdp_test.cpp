@@ -45,8 +45,8 @@ TEST(MegatronFsdp, Llama8bStatesByHand) {
   EXPECT_DOUBLE_EQ(e.gpu.grads, 4.0 * p / 8.0);
   EXPECT_DOUBLE_EQ(e.gpu.optimizer, 8.0 * p / 8.0);
   EXPECT_DOUBLE_EQ(e.gpu.gathered_params, 2.0 * 1'050'677'248.0 + 6.0 * 218'112'000.0);
-  // Against the distributed optimizer on the same GPUs (Megatron-LM's 6 + 12 / 8 bytes per parameter
-  // resident), a fifth of the states and the gathered blocks.
+  // Against the distributed optimizer on the same GPUs (as preflight counts it without tensor or
+  // pipeline parallelism: 2 + 2 + 12 / 8 bytes per parameter and the gradient buffers), under half.
   StrategyConfig zero1 = megatron_fsdp(1);
   zero1.sharding = Sharding::zero1;
   const MemoryEstimate z = estimate_memory(w, zero1, test::fixtures::aws_p5_48xlarge(), 0.0);
@@ -65,6 +65,18 @@ TEST(MegatronFsdp, ExpertsShardOverTheirExpertDataParallelGroup) {
   const ParameterFootprint f = stage_footprint(w.footprint(), stage_layout(w, c.parallelism));
   ASSERT_GT(f.expert_trainable, 0.0);
   EXPECT_DOUBLE_EQ(e.gpu.optimizer, 8.0 * ((f.trainable - f.expert_trainable) / 8.0 + f.expert_trainable));
+  // Whole experts beside tp 2 on 16 GPUs (etp 1, ep 8): the experts' group is dp x tp / ep = 8 x 2 / 8 = 2,
+  // the rest of the model's the 8 data-parallel replicas.
+  c = megatron_fsdp(2);
+  c.parallelism = {2, 1, true, 1};
+  c.parallelism.ep = 8;
+  c.parallelism.etp = 1;
+  const MemoryEstimate folded = estimate_memory(w, c, test::fixtures::aws_p5_48xlarge(), 0.0);
+  const ParameterFootprint g = stage_footprint(w.footprint(), stage_layout(w, c.parallelism));
+  EXPECT_DOUBLE_EQ(folded.gpu.optimizer, 8.0 * ((g.trainable - g.expert_trainable) / 8.0 + g.expert_trainable / 2.0));
+  // Megatron-FSDP and the overlapped all-to-alls together are not modelled.
+  c.parallelism.ep_comm_overlap = true;
+  EXPECT_EQ(layout_refusal(Framework::megatron, c).field, "sharding");
 }
 
 // What Megatron-FSDP runs beside here, and what is refused with the reason.
