@@ -58,6 +58,21 @@ ModelStateMemory deepspeed(const ParameterFootprint& f, const StateBytes& b, con
   return m;
 }
 
+// The trainable parameters of one shard: the dense ones over the shard group, the routed experts
+// over their expert-data-parallel group (shard_degree / expert_parallel ranks).
+double sharded_parameters(const ParameterFootprint& f, const ShardingLayout& l) {
+  const double experts = f.expert_trainable;
+  return (f.trainable - experts) / l.shard_degree + experts / (l.shard_degree / l.expert_parallel);
+}
+
+// Fully sharded, what is gathered at once: the root (embeddings, final norm, head), the running block
+// and the prefetched next, and the running block's unreduced gradients.
+double gathered_blocks_bytes(const ParameterFootprint& f) {
+  const double w = f.compute_weight_bytes;
+  const double unit_grads = f.frozen_base ? 0.0 : w * f.layer_params;
+  return w * f.root_params + 2.0 * w * f.layer_params + unit_grads;
+}
+
 // PyTorch FSDP: the sharded flat parameter is kept in fp32 under a mixed-precision policy and is the
 // optimizer's master copy; units (one per transformer block, plus the root) are gathered in the
 // compute dtype around their use.
@@ -81,7 +96,7 @@ ModelStateMemory fsdp(const ParameterFootprint& f, const StateBytes& b, const Sh
   if (l.scheme.stage == 3) {
     // The root unit stays gathered through forward and backward; the running block and the one
     // prefetched next are gathered, and the running block's unreduced gradients exist.
-    m.gathered_params = w * f.root_params + 2.0 * w * unit + unit_grads;
+    m.gathered_params = gathered_blocks_bytes(f);
   } else {
     // SHARD_GRAD_OP keeps every unit gathered from forward to the end of backward.
     m.gathered_params = w * p + f.frozen_bytes + unit_grads;
@@ -113,8 +128,7 @@ ModelStateMemory megatron(const ParameterFootprint& f, const StateBytes& b, cons
   m.params = (b.weights + b.fp8_cache) * p + f.frozen_bytes;
   m.grads = (b.master > 0.0 ? 4.0 : b.grads) * p;
   if (l.scheme.stage >= 1) {
-    const double experts = f.expert_trainable;
-    m.optimizer = b.optimizer() * ((p - experts) / l.shard_degree + experts / (l.shard_degree / l.expert_parallel));
+    m.optimizer = b.optimizer() * sharded_parameters(f, l);
   } else {
     m.optimizer = b.optimizer() * p;
   }
@@ -129,15 +143,12 @@ ModelStateMemory megatron(const ParameterFootprint& f, const StateBytes& b, cons
 // unreduced gradients, and the embeddings and head stay gathered. No fp8 weight copies are kept
 // beside the shards (Megatron-FSDP drops Transformer Engine's transpose cache unless told to keep it).
 ModelStateMemory megatron_fsdp(const ParameterFootprint& f, const StateBytes& b, const ShardingLayout& l) {
-  const double experts = f.expert_trainable;
-  const double shard = (f.trainable - experts) / l.shard_degree + experts / (l.shard_degree / l.expert_parallel);
+  const double shard = sharded_parameters(f, l);
   ModelStateMemory m;
   m.params = (b.weights + b.master) * shard + f.frozen_bytes / l.shard_degree;
   m.grads = (b.master > 0.0 ? 4.0 : b.grads) * shard;
   m.optimizer = b.moments * shard;
-  const double w = f.compute_weight_bytes;
-  const double unit_grads = f.frozen_base ? 0.0 : w * f.layer_params;
-  m.gathered_params = w * f.root_params + 2.0 * w * f.layer_params + unit_grads;
+  m.gathered_params = gathered_blocks_bytes(f);
   return m;
 }
 
