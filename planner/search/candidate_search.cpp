@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <tuple>
 
 #include <tbb/parallel_for.h>
 
@@ -50,11 +51,34 @@ struct Group {
   std::vector<std::pair<std::int64_t, std::int64_t>> batches;  // (micro-batch, accumulation), ascending
 };
 
+// What the heaviest-first look learned of a variant before the walk: its simulation, or that its
+// peak is certain to exceed the usable memory (memory_estimate.hpp's floor), which needs none.
+struct EarlyLook {
+  std::optional<Evaluation> evaluation;
+  bool over_floor = false;
+
+  bool looked() const { return evaluation.has_value() || over_floor; }
+};
+
+// A config whose peak's floor is over the usable memory, left unsimulated while it could still be
+// the nearest miss of its reason: after the search it is simulated only if the nearest needs it.
+struct DeferredOom {
+  const Searched* machine = nullptr;
+  StrategyConfig config;
+  double floor_shortfall = 0.0;  // its shortfall is at least this
+  std::int64_t event = 0;        // its place among its group's memory misses
+};
+
 struct GroupResult {
   std::array<std::int64_t, kVerdicts> counts{};
   MissSlots misses;
   std::vector<PlanEntry> fitting;
   std::int64_t simulated = 0;
+  // Memory misses in the order the group met them, and which one holds its nearest: the first of the
+  // smallest shortfall, as keep_nearest keeps it (the order a deferred one is placed in).
+  std::int64_t oom_events = 0;
+  std::int64_t oom_nearest_event = -1;
+  std::vector<DeferredOom> deferred;
 };
 
 bool lighter_or_equal(const StrategyConfig& a, const StrategyConfig& b) {
@@ -201,14 +225,66 @@ class Screen {
           variants.push_back(c);
         }
       }
-      std::vector<std::optional<Evaluation>> early = heaviest_first(m, variants, oom, r);
+      std::vector<EarlyLook> early = heaviest_first(m, variants, oom, r);
       std::vector<StrategyConfig> fit;
       for (std::size_t i = 0; i < variants.size(); ++i) variant(m, variants[i], fit, oom, std::move(early[i]), r);
     }
     return r;
   }
 
+  // The nearest memory miss of the whole search where a deferred config may be it: the groups' own
+  // nearest first (the first group's on a tie, as the merge keeps it), then the deferred configs by
+  // ascending floor, each simulated until the next floor is above the nearest so far. The result is
+  // what simulating every one of them would have given (a tie goes to the earlier group and event).
+  void nearest_deferred(std::vector<GroupResult>& results, GroupResult& total) const {
+    struct Place {
+      double shortfall;
+      std::size_t group;
+      std::int64_t event;
+      bool operator<(const Place& o) const { return std::tie(shortfall, group, event) < std::tie(o.shortfall, o.group, o.event); }
+    };
+    std::optional<Place> nearest;
+    std::vector<std::pair<std::size_t, const DeferredOom*>> deferred;
+    for (std::size_t g = 0; g < results.size(); ++g) {
+      if (const auto& miss = results[g].misses[static_cast<int>(Verdict::oom)]; miss && (!nearest || miss->shortfall < nearest->shortfall)) {
+        nearest = Place{miss->shortfall, g, results[g].oom_nearest_event};
+      }
+      for (const DeferredOom& d : results[g].deferred) deferred.emplace_back(g, &d);
+    }
+    std::sort(deferred.begin(), deferred.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.second->floor_shortfall, a.first, a.second->event) < std::tie(b.second->floor_shortfall, b.first, b.second->event);
+    });
+    std::optional<NearestMiss> replaced;
+    for (const auto& [group, d] : deferred) {
+      if (nearest && d->floor_shortfall > nearest->shortfall) break;
+      const Evaluation e = evaluate(s_.workload, *d->machine->resolved, d->config, s_.constraints.vram_headroom);
+      ++total.simulated;
+      if (!e.step) continue;  // counted out of memory by its floor, whatever else is wrong with it
+      const Place place{e.memory.peak_bytes / e.memory.usable_bytes - 1.0, group, d->event};
+      if (!nearest || place < *nearest) {
+        nearest = place;
+        replaced = NearestMiss{Verdict::oom, place.shortfall, false, simulated_oom_text(*d->machine->node, d->config, e.memory)};
+      }
+    }
+    if (replaced) results[nearest->group].misses[static_cast<int>(Verdict::oom)] = std::move(replaced);
+  }
+
  private:
+  // A memory miss offered to the group's nearest, in the order the group meets them.
+  template <class Text>
+  void keep_oom(GroupResult& r, double shortfall, bool at_least, Text&& text) const {
+    const std::optional<NearestMiss>& nearest = r.misses[static_cast<int>(Verdict::oom)];
+    if (!nearest || shortfall < nearest->shortfall) r.oom_nearest_event = r.oom_events;
+    ++r.oom_events;
+    keep_nearest(r.misses, Verdict::oom, shortfall, at_least, std::forward<Text>(text));
+  }
+
+  static std::string simulated_oom_text(const NodeSpec& node, const StrategyConfig& c, const MemoryEstimate& memory) {
+    const double over = memory.peak_bytes / memory.usable_bytes - 1.0;
+    return candidate_text(node, c) + ": " + share_text(over) + " short of memory (peak " + gib(memory.peak_bytes) + ", " +
+           gib(memory.usable_bytes) + " usable)";
+  }
+
   // Whether a stack ships this layout and sharding (its offloads are checked per config).
   static bool offered(Framework f, const Parallelism& layout, Sharding sharding) {
     StrategyConfig probe;
@@ -244,12 +320,13 @@ class Screen {
   }
 
   // When the lightest variant may not fit (the sum of its memory's components, an upper bound of the
-  // simulated peak, is over the usable), the heaviest variants are simulated first: if they do not
-  // fit, nothing lighter does (KnownOom). Their evaluations are kept for the lightest-first walk,
-  // which decides whether they count (a lighter variant that fits dominates them).
-  std::vector<std::optional<Evaluation>> heaviest_first(const Searched& m, const std::vector<StrategyConfig>& variants, KnownOom& oom,
-                                                        GroupResult& r) const {
-    std::vector<std::optional<Evaluation>> early(variants.size());
+  // simulated peak, is over the usable), the heaviest variants are looked at first: if they do not
+  // fit, nothing lighter does (KnownOom). Those whose peak's floor is over the usable need no
+  // simulation to know it; the others are simulated. What was learned is kept for the lightest-first
+  // walk, which decides whether they count (a lighter variant that fits dominates them).
+  std::vector<EarlyLook> heaviest_first(const Searched& m, const std::vector<StrategyConfig>& variants, KnownOom& oom,
+                                        GroupResult& r) const {
+    std::vector<EarlyLook> early(variants.size());
     if (!o_.infer_oom || variants.empty() || m.priced.empty()) return early;
     const MemoryEstimate lightest = estimate_memory(s_.workload, variants.front(), *m.node, s_.constraints.vram_headroom);
     if (lightest.peak_bytes <= lightest.usable_bytes) return early;
@@ -257,25 +334,34 @@ class Screen {
       const bool maximal = std::none_of(variants.begin(), variants.end(), [&](const StrategyConfig& other) {
         return &other != &variants[i] && lighter_or_equal(variants[i], other) && !lighter_or_equal(other, variants[i]);
       });
-      if (!maximal || oom.covers(variants[i]) || !simulable(m, variants[i])) continue;
-      early[i] = evaluate(s_.workload, *m.resolved, variants[i], s_.constraints.vram_headroom);
+      if (!maximal || oom.covers(variants[i])) continue;
+      const MemoryEstimate memory = estimate_memory(s_.workload, variants[i], *m.node, s_.constraints.vram_headroom);
+      if (!simulable(m, variants[i], memory)) continue;
+      if (timeline_peak_exceeds_capacity(memory)) {
+        early[i].over_floor = true;
+        oom.simulated.push_back(variants[i]);
+        continue;
+      }
+      // The sum of its components fits: so does its simulated peak, which teaches nothing lighter
+      // variants could use (the walk simulates it if no lighter variant that fits dominates it).
+      if (memory.peak_bytes <= memory.usable_bytes) continue;
+      early[i].evaluation = evaluate(s_.workload, *m.resolved, variants[i], s_.constraints.vram_headroom);
       ++r.simulated;
-      if (early[i]->step && !early[i]->memory.fits_gpu()) oom.simulated.push_back(variants[i]);
+      if (early[i].evaluation->step && !early[i].evaluation->memory.fits_gpu()) oom.simulated.push_back(variants[i]);
     }
     return early;
   }
 
   // Whether a variant passes the screens before its simulation (host RAM, NVMe, resident states, the
   // peak-FLOPs bounds): only then is a simulation worth its time.
-  bool simulable(const Searched& m, const StrategyConfig& c) const {
-    const MemoryEstimate memory = estimate_memory(s_.workload, c, *m.node, s_.constraints.vram_headroom);
+  bool simulable(const Searched& m, const StrategyConfig& c, const MemoryEstimate& memory) const {
     if (!memory.fits_host() || !memory.fits_nvme() || resident_bytes(memory) > memory.usable_bytes) return false;
     const double lb_hours = steps_ * step_lower_bound_seconds(m, c) / 3600.0;
     return !s_.constraints.deadline_hours || lb_hours <= *s_.constraints.deadline_hours;
   }
 
   void variant(const Searched& m, const StrategyConfig& base, std::vector<StrategyConfig>& fit, KnownOom& oom,
-               std::optional<Evaluation> early, GroupResult& r) const {
+               EarlyLook early, GroupResult& r) const {
     count(r, Verdict::invalid, m.unpriced.size());
     for (Pricing p : m.unpriced) {
       keep_nearest(r.misses, Verdict::invalid, 0.0, false, [&] {
@@ -295,13 +381,13 @@ class Screen {
       const double need = host ? memory.host_bytes_per_node : memory.nvme_bytes_per_node;
       const double have = host ? memory.host_capacity_bytes : memory.nvme_capacity_bytes;
       count(r, Verdict::oom, priced);
-      keep_nearest(r.misses, Verdict::oom, need / have - 1.0, false, [&] { return label() + ": " + share_text(need / have - 1.0) + " over the " + (host ? "host RAM" : "local NVMe") +
+      keep_oom(r, need / have - 1.0, false, [&] { return label() + ": " + share_text(need / have - 1.0) + " over the " + (host ? "host RAM" : "local NVMe") +
                                   " per node (" + gib(need) + " of " + gib(have) + ")"; });
       return;
     }
     if (const double resident = resident_bytes(memory); resident > memory.usable_bytes) {
       count(r, Verdict::oom, priced);
-      keep_nearest(r.misses, Verdict::oom, resident / memory.usable_bytes - 1.0, true, [&] { return label() + ": at least " + share_text(resident / memory.usable_bytes - 1.0) +
+      keep_oom(r, resident / memory.usable_bytes - 1.0, true, [&] { return label() + ": at least " + share_text(resident / memory.usable_bytes - 1.0) +
                                   " short of memory (" + gib(resident) + " resident before activations, " +
                                   gib(memory.usable_bytes) + " usable)"; });
       return;
@@ -327,15 +413,27 @@ class Screen {
       }
     }
     if (pricings.empty()) return;
-    if (o_.infer_oom && !early && oom.covers(base)) {
+    if (o_.infer_oom && !early.looked() && oom.covers(base)) {
       // A heavier variant, at this micro-batch or a smaller one, did not fit: neither does this one (its
       // shortfall is larger, so it is never the nearest miss).
       count(r, Verdict::oom, pricings.size());
       return;
     }
+    if (o_.infer_oom && !early.evaluation && timeline_peak_exceeds_capacity(memory)) {
+      // Its simulated peak would be at least the floor, over the usable memory. Its shortfall is at
+      // least the floor's: where that is not below the nearest miss so far it cannot replace it, else
+      // it waits for the end of the search (nearest_deferred).
+      if (!early.over_floor) oom.simulated.push_back(base);
+      count(r, Verdict::oom, pricings.size());
+      const double floor = memory.peak_floor_bytes / memory.usable_bytes - 1.0;
+      const std::optional<NearestMiss>& nearest = r.misses[static_cast<int>(Verdict::oom)];
+      if (!nearest || floor < nearest->shortfall) r.deferred.push_back({&m, base, floor, r.oom_events++});
+      return;
+    }
 
-    Evaluation e = early ? std::move(*early) : evaluate(s_.workload, *m.resolved, base, s_.constraints.vram_headroom);
-    if (!early) ++r.simulated;
+    const bool simulated = !early.evaluation;
+    Evaluation e = early.evaluation ? std::move(*early.evaluation) : evaluate(s_.workload, *m.resolved, base, s_.constraints.vram_headroom);
+    if (simulated) ++r.simulated;
     if (e.step && !e.memory.fits_gpu()) oom.simulated.push_back(base);
     if (!e.step) {
       count(r, Verdict::invalid, pricings.size());
@@ -345,8 +443,7 @@ class Screen {
     if (!e.memory.fits()) {
       const double over = e.memory.peak_bytes / e.memory.usable_bytes - 1.0;
       count(r, Verdict::oom, pricings.size());
-      keep_nearest(r.misses, Verdict::oom, over, false, [&] { return label() + ": " + share_text(over) + " short of memory (peak " + gib(e.memory.peak_bytes) +
-                                  ", " + gib(e.memory.usable_bytes) + " usable)"; });
+      keep_oom(r, over, false, [&] { return simulated_oom_text(*m.node, base, e.memory); });
       return;
     }
     fit.push_back(base);
@@ -428,8 +525,12 @@ Plan search_candidates(const Scenario& scenario, const Catalog& catalog, const P
   const std::vector<Group> groups = screen.groups(machines, total);
   std::vector<GroupResult> results(groups.size());
   tbb::parallel_for(std::size_t{0}, groups.size(), [&](std::size_t i) { results[i] = screen.run(groups[i]); });
+  screen.nearest_deferred(results, total);
 
   std::vector<PlanEntry> fitting;
+  std::size_t entries = 0;
+  for (const GroupResult& r : results) entries += r.fitting.size();
+  fitting.reserve(entries);  // tens of thousands of entries of kilobytes: grown by doubling, twice the memory
   for (GroupResult& r : results) {
     for (int v = 0; v < kVerdicts; ++v) {
       total.counts[v] += r.counts[v];
@@ -437,6 +538,7 @@ Plan search_candidates(const Scenario& scenario, const Catalog& catalog, const P
     }
     total.simulated += r.simulated;
     for (PlanEntry& e : r.fitting) fitting.push_back(std::move(e));
+    std::vector<PlanEntry>().swap(r.fitting);
   }
   plan.counts = total.counts;
   plan.simulated = total.simulated;

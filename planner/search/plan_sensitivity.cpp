@@ -72,7 +72,13 @@ std::optional<SpotBreakEven> spot_break_even(const Scenario& s, const Plan& plan
   // The same config on demand, as the plan priced it; else from the machine's on-demand quote.
   const PlanEntry* on_demand = nullptr;
   for (const PlanEntry& e : plan.screened) {
-    if (e.config().pricing == Pricing::on_demand && same_config(w.config(), e.config())) on_demand = &e;
+    // The cheap fields first: the plan screens tens of thousands of configs, and same_config writes two JSON objects.
+    const StrategyConfig& c = e.config();
+    if (c.pricing != Pricing::on_demand || e.node != w.node || c.nodes != w.config().nodes ||
+        c.micro_batch != w.config().micro_batch || c.grad_accum != w.config().grad_accum) {
+      continue;
+    }
+    if (same_config(w.config(), c)) on_demand = &e;
   }
   // Both sides at the step-time multiplier's mean: what the plan's closed forms estimate.
   RunInputs in = w.run.inputs;

@@ -30,6 +30,7 @@ SegmentMoments segment_moments(double work_hours, double rate, double restart, d
   const double q = -std::expm1(-rate * work_hours);
   const double p = 1.0 - q;
   m.failure_probability = q;
+  m.log_failure_probability = std::log(q);
   // Written without differences of large terms, so small rates keep their precision.
   m.mean_loss = 1.0 / rate - work_hours * p / q;
   m.loss_variance = std::max(0.0, 1.0 / (rate * rate) - work_hours * work_hours * p / (q * q));

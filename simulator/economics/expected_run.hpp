@@ -29,6 +29,7 @@ double restart_hours(const RunInputs& in);
 // Y_i ~ Exp(rate) truncated to [0, s].
 struct SegmentMoments {
   double failure_probability = 0.0;  // q = 1 - e^(-rate s), per attempt
+  double log_failure_probability = 0.0;  // ln q, which every geometric draw of the Monte Carlo divides by
   double mean_loss = 0.0;            // E[Y]
   double loss_variance = 0.0;        // Var Y
   double interruptions = 0.0;        // E[N] = e^(rate s) - 1

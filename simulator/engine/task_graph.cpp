@@ -19,9 +19,14 @@ void TaskGraph::unknown_resource() { throw std::logic_error("task on an unknown 
 void TaskGraph::unknown_task() { throw std::logic_error("dependency on an unknown task"); }
 
 std::vector<std::size_t> TaskGraph::predecessor_counts() const {
-  std::vector<std::size_t> counts(tasks_.size(), 0);
-  for (const auto& [earlier, later] : edges_) ++counts[later];
+  std::vector<std::size_t> counts;
+  predecessor_counts(counts);
   return counts;
+}
+
+void TaskGraph::predecessor_counts(std::vector<std::size_t>& counts) const {
+  counts.assign(tasks_.size(), 0);
+  for (const auto& [earlier, later] : edges_) ++counts[later];
 }
 
 SuccessorGraph TaskGraph::successors() const {

@@ -58,6 +58,14 @@ class TaskGraph {
     tasks_.reserve(tasks);
     edges_.reserve(edges);
   }
+  // Empty again, keeping the lists' room: a search builds tens of thousands of graphs, and memory
+  // handed back and asked for again costs more than the graphs themselves.
+  void clear() {
+    tasks_.clear();
+    edges_.clear();
+    resources_.clear();
+    resident_bytes = 0.0;
+  }
 
   std::size_t task_count() const { return tasks_.size(); }
   std::size_t resource_count() const { return resources_.size(); }
@@ -65,6 +73,7 @@ class TaskGraph {
   const std::string& resource_name(ResourceId id) const { return resources_[id]; }
   // How many tasks each task waits for.
   std::vector<std::size_t> predecessor_counts() const;
+  void predecessor_counts(std::vector<std::size_t>& counts) const;  // the same, into `counts`
   SuccessorGraph successors() const;
   // Memory held before the first task (model states resident for the whole step).
   double resident_bytes = 0.0;

@@ -81,6 +81,13 @@ double resident_bytes(const MemoryEstimate& m) {
 
 bool resident_exceeds_capacity(const MemoryEstimate& m) { return resident_bytes(m) > m.usable_bytes; }
 
+bool timeline_peak_exceeds_capacity(const MemoryEstimate& m) {
+  // The timeline sums the same figures in another order: a floor within rounding of the usable memory
+  // is left to the simulation.
+  constexpr double kRounding = 1e-9;
+  return m.peak_floor_bytes > m.usable_bytes * (1.0 + kRounding);
+}
+
 MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const NodeSpec& node, double vram_headroom) {
   const ModelSpec& model = w.model();
   const TrainingJob& job = w.job();
@@ -143,6 +150,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   g.fragmentation = md::kAllocatorFragmentationOfActivations * (g.activations + g.logits);
 
   e.peak_bytes = g.total();
+  e.peak_floor_bytes = e.peak_bytes - g.gathered_params - act.recompute_working;
   e.capacity_bytes = node.gpu.memory_bytes;
   e.usable_bytes = node.gpu.memory_bytes * (1.0 - vram_headroom);
   e.host_bytes_per_node = host_bytes_per_node(footprint, states, layout);

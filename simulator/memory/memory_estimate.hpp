@@ -45,6 +45,10 @@ struct MemoryEstimate {
   double gradient_group = 1.0;  // GPUs holding the same weights, over which gradients reduce: dp x cp
   double shard_degree = 1.0;
   double in_flight_micro_batches = 1.0;  // micro-batches whose activations a pipeline stage holds at once
+  // What the step's timeline holds for certain when the first micro-batch's head starts (see
+  // timeline_peak_floor below): no simulated peak is lower. `peak_bytes` less the gathered ZeRO-3
+  // units and full recompute's working layer, the only parts that may not be allocated by then.
+  double peak_floor_bytes = 0.0;
 
   bool fits_gpu() const { return peak_bytes <= usable_bytes; }
   bool fits_host() const { return host_bytes_per_node <= host_capacity_bytes; }
@@ -69,6 +73,17 @@ MemoryEstimate estimate_memory(const Workload& workload, const StrategyConfig& c
 // What stays on the GPU for the whole step: everything but activations, logits, the gathered
 // ZeRO-3 module and the allocator's share of the activations' churn.
 double resident_bytes(const MemoryEstimate& memory);
+
+// Whether the step's simulated peak is certain to exceed the usable memory, decided without the
+// simulation. The timeline holds the resident states, then allocates each layer's kept activations
+// as its forward starts, and frees them only in backward, which starts after the head; the gathered
+// units are freed by the forward that follows their gather. So when the first micro-batch's head
+// starts, it holds at least the resident states (those of the other in-flight micro-batches
+// included), every layer's kept activations of that micro-batch and the head's logits and inputs:
+// the sum of the components less the gathered units and full recompute's working layer. Where
+// neither applies and micro-batches are not paired, that floor is the sum itself, so the simulated
+// peak equals it (tests/unit/step/timeline_peak_floor_test.cpp).
+bool timeline_peak_exceeds_capacity(const MemoryEstimate& memory);
 
 // Whether a config cannot fit even before activations: what stays resident alone exceeds the usable
 // memory. Cheap; lets searches skip the simulation.

@@ -1,8 +1,11 @@
 #include "simulator/step/graph_writer.hpp"
 
+#include <utility>
+
 namespace preflight {
 
-GraphWriter::GraphWriter(int tp, int pp, int ep, int cp) {
+GraphWriter::GraphWriter(int tp, int pp, int ep, int cp, StepGraph recycled) : out_(std::move(recycled)) {
+  out_.clear();
   engine::TaskGraph& g = out_.graph;
   resources_.compute = g.add_resource("gpu compute");
   resources_.comm = g.add_resource("collectives");

@@ -34,7 +34,8 @@ struct Pass {
 
 class GraphWriter {
  public:
-  GraphWriter(int tp, int pp, int ep = 1, int cp = 1);
+  // `recycled`: a graph no longer needed, whose lists are emptied and written into.
+  GraphWriter(int tp, int pp, int ep = 1, int cp = 1, StepGraph recycled = {});
 
   const StepResources& resources() const { return resources_; }
   // Inline: a step adds hundreds of tasks and every simulation builds one.

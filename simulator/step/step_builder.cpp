@@ -1,5 +1,7 @@
 #include "simulator/step/step_builder.hpp"
 
+#include <utility>
+
 #include "simulator/step/optimizer_step.hpp"
 
 namespace preflight {
@@ -8,9 +10,11 @@ using engine::TaskId;
 
 StepGraph build_step_graph(const StepInputs& in) { return StepBuilder(in).build(); }
 
-StepBuilder::StepBuilder(const StepInputs& in)
+StepGraph build_step_graph(const StepInputs& in, StepGraph&& recycled) { return StepBuilder(in, std::move(recycled)).build(); }
+
+StepBuilder::StepBuilder(const StepInputs& in, StepGraph recycled)
     : c_(in),
-      g_(c_.stages.tp, c_.stages.pp, c_.stages.ep, c_.stages.cp),
+      g_(c_.stages.tp, c_.stages.pp, c_.stages.ep, c_.stages.cp, std::move(recycled)),
       host_(g_, c_.machine.framework(c_.config.framework)),
       tp_(c_, g_),
       ep_(c_, g_),

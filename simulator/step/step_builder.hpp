@@ -20,7 +20,7 @@ namespace preflight {
 
 class StepBuilder {
  public:
-  explicit StepBuilder(const StepInputs& in);
+  explicit StepBuilder(const StepInputs& in, StepGraph recycled = {});
   StepGraph build();
 
  private:

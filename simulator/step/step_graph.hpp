@@ -41,9 +41,21 @@ struct StepGraph {
   std::vector<KernelClassSeconds> kernels;     // by task id: a compute task's seconds by kernel class
   std::vector<engine::TaskId> micro_batch_end; // the last compute task of each micro-batch
   double model_flops = 0.0;                    // per GPU per step, without recompute
+
+  // Empty again, keeping the lists' room (TaskGraph::clear).
+  void clear() {
+    graph.clear();
+    kinds.clear();
+    micro_batch.clear();
+    kernels.clear();
+    micro_batch_end.clear();
+    model_flops = 0.0;
+  }
 };
 
 StepGraph build_step_graph(const StepInputs& in);
+// The same, written into `recycled`'s lists (a graph no longer needed), which keeps their memory.
+StepGraph build_step_graph(const StepInputs& in, StepGraph&& recycled);
 
 struct StepSimulation {
   StepTime time;      // breakdown from the simulated schedule

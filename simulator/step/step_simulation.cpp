@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 #include "simulator/engine/chrome_trace_writer.hpp"
 #include "simulator/engine/event_engine.hpp"
@@ -13,10 +14,14 @@ namespace preflight {
 
 namespace {
 
-struct Simulated {
+// A simulation's graph, its schedule and the engine's lists. One per thread, kept from one
+// simulation to the next: a search runs tens of thousands, and memory handed back and asked for
+// again (page faults and all) cost more than the graphs' building. simulate_step runs nothing in
+// parallel, so a thread never uses its scratch twice at once.
+struct Scratch {
   StepGraph graph;
   engine::Schedule schedule;
-  StepSimulation result;
+  engine::Workspace engine;
 };
 
 // Splits the GPU's idle time: first on the host (what its issue time exceeds the kernels by), then
@@ -28,18 +33,19 @@ void attribute_waiting(StepTime& t, double waiting, double host_excess, double c
   t.comm_exposed_seconds += waiting - host - std::min(waiting - host, copies);
 }
 
-Simulated simulate_graph(const StepInputs& in, bool with_trace) {
-  Simulated sim{build_step_graph(in), {}, {}};
-  const StepGraph& g = sim.graph;
+// Builds and runs the step's graph in `scratch` (which holds them afterwards) and reads the result.
+StepSimulation simulate_graph(const StepInputs& in, bool with_trace, Scratch& scratch) {
+  scratch.graph = build_step_graph(in, std::move(scratch.graph));
+  const StepGraph& g = scratch.graph;
   engine::MemoryTracker memory(false);  // the peak is read, not the timeline
   // A trace writer builds JSON as it goes: made only when a trace is asked for.
   std::optional<engine::ChromeTraceWriter> trace;
   std::vector<engine::Observer*> observers{&memory};
   if (with_trace) observers.push_back(&trace.emplace());
-  sim.schedule = engine::run(g.graph, observers);
-  const engine::Schedule& s = sim.schedule;
+  engine::run(g.graph, observers, scratch.schedule, scratch.engine);
+  const engine::Schedule& s = scratch.schedule;
 
-  StepSimulation& out = sim.result;
+  StepSimulation out;
   out.tasks = g.graph.task_count();
   out.peak_bytes = memory.peak_bytes();
   out.peak_seconds = memory.peak_seconds();
@@ -65,7 +71,7 @@ Simulated simulate_graph(const StepInputs& in, bool with_trace) {
   const double waiting =
       std::max(0.0, s.makespan - t.compute_seconds - t.recompute_seconds - t.optimizer_seconds - t.pipeline_bubble_seconds);
   attribute_waiting(t, waiting, host - t.compute_seconds - t.recompute_seconds, copies);
-  return sim;
+  return out;
 }
 
 }  // namespace
@@ -75,11 +81,12 @@ StepSimulation simulate_step(const StepInputs& in, bool with_trace) {
   // per-layer reduce-scatters): simulate three and repeat the middle one's cost for the rest, so a
   // step with hundreds of accumulation steps costs one simulation of three.
   constexpr std::int64_t kSimulated = 3;
-  if (in.config.grad_accum <= kSimulated || with_trace) return simulate_graph(in, with_trace).result;
+  thread_local Scratch scratch;
+  if (in.config.grad_accum <= kSimulated || with_trace) return simulate_graph(in, with_trace, scratch);
   StepInputs shorter = in;
   shorter.config.grad_accum = kSimulated;
-  Simulated sim = simulate_graph(shorter, false);
-  const StepGraph& g = sim.graph;
+  StepSimulation result = simulate_graph(shorter, false, scratch);
+  const StepGraph& g = scratch.graph;
   double compute = 0.0, recompute = 0.0, copies = 0.0, host = 0.0;
   KernelClassSeconds kernels;
   for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
@@ -91,10 +98,10 @@ StepSimulation simulate_step(const StepInputs& in, bool with_trace) {
     copies += g.kinds[id] == TaskKind::copy ? seconds : 0.0;
     host += g.kinds[id] == TaskKind::host ? seconds : 0.0;
   }
-  const double middle = sim.schedule.timings[g.micro_batch_end[1]].end - sim.schedule.timings[g.micro_batch_end[0]].end;
+  const double middle = scratch.schedule.timings[g.micro_batch_end[1]].end - scratch.schedule.timings[g.micro_batch_end[0]].end;
   const double waiting = std::max(0.0, middle - compute - recompute);
   const double extra = static_cast<double>(in.config.grad_accum - kSimulated);
-  StepTime& t = sim.result.time;
+  StepTime& t = result.time;
   t.compute_seconds += extra * compute;
   t.recompute_seconds += extra * recompute;
   t.kernels += kernels.scaled(extra);
@@ -104,7 +111,7 @@ StepSimulation simulate_step(const StepInputs& in, bool with_trace) {
   t.offload_exposed_seconds += extra * middle_wait.offload_exposed_seconds;
   t.comm_exposed_seconds += extra * middle_wait.comm_exposed_seconds;
   t.model_flops *= static_cast<double>(in.config.grad_accum) / kSimulated;
-  return sim.result;
+  return result;
 }
 
 }  // namespace preflight

@@ -127,8 +127,9 @@ TEST(PlanStories, VolatileSpotMarketFallsBackToOnDemandInTime) {
 }
 
 // Skipping the simulation of configs a heavier variant or smaller micro-batch already showed cannot
-// fit changes no answer: the same configs fit, with the same verdicts, costs and winner, with far
-// fewer step simulations.
+// fit, or whose peak's floor is over the usable memory (their simulation deferred until the nearest
+// miss needs it), changes no answer: the same configs fit, with the same verdicts, costs, winner and
+// nearest misses, with far fewer step simulations.
 TEST(PlanSearch, SkippingWhatCannotFitChangesNoAnswer) {
   for (const std::string name : {"llama2-7b-full-weekend", "llama2-70b-sft-a100", "gpt3-175b-megatron-p4de", "qwen2.5-14b-qlora-rtx4090"}) {
     const Scenario s = scenario(name);
@@ -148,6 +149,11 @@ TEST(PlanSearch, SkippingWhatCannotFitChangesNoAnswer) {
     if (a.best) {
       EXPECT_EQ(key(*a.best), key(*b.best)) << name;
       EXPECT_EQ(a.best->run.outcome.usd.mean, b.best->run.outcome.usd.mean) << name;
+    }
+    ASSERT_EQ(a.nearest_misses.size(), b.nearest_misses.size()) << name;
+    for (std::size_t i = 0; i < a.nearest_misses.size(); ++i) {
+      EXPECT_EQ(a.nearest_misses[i].text, b.nearest_misses[i].text) << name;
+      EXPECT_EQ(a.nearest_misses[i].shortfall, b.nearest_misses[i].shortfall) << name;
     }
     EXPECT_LT(a.simulated, b.simulated) << name;
     std::cout << name << ": " << a.simulated << " step simulations instead of " << b.simulated << "\n";
