@@ -29,17 +29,6 @@ PricePolicy policy(const Scenario& s, const StrategyConfig& c) {
   return p;
 }
 
-// How spot interruptions arrive for this job, and the wait for capacity after each: the scenario's
-// trace, rate or bucket, else an inline cluster's own rate, else the traces' figures for the
-// machine's class; the reclaim fraction and the wait from the scenario, else from those figures.
-struct SpotModel {
-  InterruptionProcess process;
-  std::optional<double> rate;  // per node-hour (Poisson)
-  double reclaim_fraction = 0.0;
-  double reacquire_hours = 0.0;
-  std::string description;
-  std::vector<RunAssumption> assumptions;
-};
 
 RunAssumption ranged(std::string name, std::string unit, double value, const FigureRange* data, std::string basis) {
   // Without data a user's figure is varied by half and double (said so).
@@ -157,11 +146,9 @@ std::optional<PriceChoice> job_price(const Scenario& s, const NodeSpec& node, co
   return choose_price(node, c.pricing, policy(s, c));
 }
 
-RunEstimate prepare_run(const Scenario& s, const Machine& machine, const StrategyConfig& c, const StepTime& step,
-                        const RunOptions& options) {
-  const NodeSpec& node = machine.node();
+RunMarket run_market(const Scenario& s, const NodeSpec& node, const StrategyConfig& c) {
   const bool spot = on_spot(c.pricing);
-  RunEstimate r;
+  RunMarket market;
   const std::optional<PriceChoice> price = job_price(s, node, c);
   const bool located = !c.region && !c.zone && s.prices.policy.regions.empty() && s.prices.policy.zones.empty();
   if (!price) {
@@ -169,18 +156,35 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
                                        (located ? "" : " in the allowed regions/zones") +
                                        "; use the other pricing, another region, or prices.overrides");
   }
-  r.price = *price;
+  market.price = *price;
   if (c.pricing == Pricing::spot_with_fallback) {
     if (!s.constraints.deadline_hours) {
       throw InvalidConfig("pricing", "spot_with_fallback spends the deadline's slack: it needs constraints.deadline_hours");
     }
-    r.fallback = fallback_price(node, *price, policy(s, c));
-    if (!r.fallback) {
+    market.fallback = fallback_price(node, *price, policy(s, c));
+    if (!market.fallback) {
       throw InvalidConfig("pricing", node.id + " lists no on-demand price in " + price->region + " (where its spot quote is) to fall back to");
     }
   }
+  if (spot) market.spot = spot_model(s, node, c.nodes);
+  return market;
+}
 
-  const SpotModel model = spot ? spot_model(s, node, c.nodes) : SpotModel{};
+RunEstimate prepare_run(const Scenario& s, const Machine& machine, const StrategyConfig& c, const StepTime& step,
+                        const RunOptions& options) {
+  return prepare_run(s, machine, c, step, options, run_market(s, machine.node(), c));
+}
+
+RunEstimate prepare_run(const Scenario& s, const Machine& machine, const StrategyConfig& c, const StepTime& step,
+                        const RunOptions& options, const RunMarket& market) {
+  const NodeSpec& node = machine.node();
+  const bool spot = on_spot(c.pricing);
+  RunEstimate r;
+  const PriceChoice* price = &market.price;
+  r.price = market.price;
+  r.fallback = market.fallback;
+
+  const SpotModel& model = market.spot;
   r.interruption_model = spot ? model.description : "none";
   r.job_interruptions_per_hour = model.process.job_rate_per_hour(c.nodes);
   r.interruptions_per_node_hour = model.rate;

@@ -75,11 +75,36 @@ struct RunEstimate {
 // empty when the machine lists none for the config's pricing.
 std::optional<PriceChoice> job_price(const Scenario& scenario, const NodeSpec& node, const StrategyConfig& config);
 
-// Everything but the Monte Carlo: price, storage, interruptions, checkpoints, steps, the closed forms.
+// How spot interruptions arrive for this job, and the wait for capacity after each: the scenario's
+// trace, rate or bucket, else an inline cluster's own rate, else the traces' figures for the
+// machine's class; the reclaim fraction and the wait from the scenario, else from those figures.
+struct SpotModel {
+  InterruptionProcess process;
+  std::optional<double> rate;  // per node-hour (Poisson)
+  double reclaim_fraction = 0.0;
+  double reacquire_hours = 0.0;
+  std::string description;
+  std::vector<RunAssumption> assumptions;
+};
+
+// What the job's machines cost and how they are interrupted: the same for every config of one
+// machine, node count, pricing and place, so a search works it out once for all of them.
+struct RunMarket {
+  PriceChoice price;
+  std::optional<PriceChoice> fallback;  // spot_with_fallback: the on-demand price it falls back to
+  SpotModel spot;                       // on spot pricings; none on demand
+};
 // Throws InvalidConfig("pricing", ...) when the machine has no price for the config's pricing (or,
 // for spot_with_fallback, no on-demand price where its spot quote is, or no deadline).
+RunMarket run_market(const Scenario& scenario, const NodeSpec& node, const StrategyConfig& config);
+
+// Everything but the Monte Carlo: price, storage, interruptions, checkpoints, steps, the closed forms.
+// Throws as run_market does.
 RunEstimate prepare_run(const Scenario& scenario, const Machine& machine, const StrategyConfig& config,
                         const StepTime& step, const RunOptions& options);
+// The same in a market already worked out for the config's machine, node count and pricing.
+RunEstimate prepare_run(const Scenario& scenario, const Machine& machine, const StrategyConfig& config,
+                        const StepTime& step, const RunOptions& options, const RunMarket& market);
 
 // prepare_run, then the Monte Carlo.
 RunEstimate estimate_run(const Scenario& scenario, const Machine& machine, const StrategyConfig& config,

@@ -81,6 +81,10 @@ struct GroupResult {
   std::vector<DeferredOom> deferred;
 };
 
+// The market of a group's machine and node count, by pricing: worked out at its first config that
+// is priced (kept while the group runs, not in its result: a search has tens of thousands of groups).
+using Markets = std::array<std::optional<RunMarket>, std::size(kPricingNames)>;
+
 bool lighter_or_equal(const StrategyConfig& a, const StrategyConfig& b) {
   return a.recompute <= b.recompute && a.offload.optimizer <= b.offload.optimizer && a.offload.params <= b.offload.params;
 }
@@ -205,6 +209,7 @@ class Screen {
     const Searched& m = *g.machine;
     const int gpus = g.nodes * m.node->gpus_per_node;
     KnownOom oom;
+    Markets markets;
     for (const auto& [micro_batch, grad_accum] : g.batches) {
       std::vector<StrategyConfig> variants;  // lightest first
       for (const Offload& offload : offload_choices(g.sharding, *m.node, gpus, g.layout)) {
@@ -227,7 +232,7 @@ class Screen {
       }
       std::vector<EarlyLook> early = heaviest_first(m, variants, oom, r);
       std::vector<StrategyConfig> fit;
-      for (std::size_t i = 0; i < variants.size(); ++i) variant(m, variants[i], fit, oom, std::move(early[i]), r);
+      for (std::size_t i = 0; i < variants.size(); ++i) variant(m, variants[i], fit, oom, markets, std::move(early[i]), r);
     }
     return r;
   }
@@ -360,7 +365,7 @@ class Screen {
     return !s_.constraints.deadline_hours || lb_hours <= *s_.constraints.deadline_hours;
   }
 
-  void variant(const Searched& m, const StrategyConfig& base, std::vector<StrategyConfig>& fit, KnownOom& oom,
+  void variant(const Searched& m, const StrategyConfig& base, std::vector<StrategyConfig>& fit, KnownOom& oom, Markets& markets,
                EarlyLook early, GroupResult& r) const {
     count(r, Verdict::invalid, m.unpriced.size());
     for (Pricing p : m.unpriced) {
@@ -447,7 +452,7 @@ class Screen {
       return;
     }
     fit.push_back(base);
-    for (Pricing p : pricings) priced_run(m, e, p, r);
+    for (Pricing p : pricings) priced_run(m, e, p, markets, r);
   }
 
   // What the budget screen holds a config to before its Monte Carlo: the closed-form mean, or where
@@ -463,12 +468,14 @@ class Screen {
     return completion_probability_bound(e.run.inputs, *s_.constraints.deadline_hours);
   }
 
-  void priced_run(const Searched& m, const Evaluation& e, Pricing pricing, GroupResult& r) const {
+  void priced_run(const Searched& m, const Evaluation& e, Pricing pricing, Markets& markets, GroupResult& r) const {
     PlanEntry entry;
     entry.node = m.node;
     entry.evaluation = e;
     entry.evaluation.config.pricing = pricing;
-    entry.run = prepare_run(s_, *m.resolved, entry.config(), *e.step, o_.run);
+    std::optional<RunMarket>& market = markets[static_cast<std::size_t>(pricing)];
+    if (!market) market = run_market(s_, *m.node, entry.config());
+    entry.run = prepare_run(s_, *m.resolved, entry.config(), *e.step, o_.run, *market);
     const auto label = [&] { return candidate_text(*m.node, entry.config()); };
     const double hours = entry.run.outcome.failure_free_hours;
     // Missed even if the step time is at the fast end of its interval (the Monte Carlo's fastest stratum).
