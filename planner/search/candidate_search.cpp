@@ -347,9 +347,10 @@ class Screen {
         oom.simulated.push_back(variants[i]);
         continue;
       }
-      // The sum of its components fits: so does its simulated peak, which teaches nothing lighter
-      // variants could use (the walk simulates it if no lighter variant that fits dominates it).
-      if (memory.peak_bytes <= memory.usable_bytes) continue;
+      // The sum of its components fits: so does its simulated peak (paired micro-batches aside, which
+      // hold about a layer more), which teaches nothing lighter variants could use (the walk
+      // simulates it if no lighter variant that fits dominates it).
+      if (memory.peak_bytes <= memory.usable_bytes && !variants[i].parallelism.ep_comm_overlap) continue;
       early[i].evaluation = evaluate(s_.workload, *m.resolved, variants[i], s_.constraints.vram_headroom);
       ++r.simulated;
       if (early[i].evaluation->step && !early[i].evaluation->memory.fits_gpu()) oom.simulated.push_back(variants[i]);
@@ -418,17 +419,14 @@ class Screen {
       }
     }
     if (pricings.empty()) return;
-    if (o_.infer_oom && !early.looked() && oom.covers(base)) {
-      // A heavier variant, at this micro-batch or a smaller one, did not fit: neither does this one (its
-      // shortfall is larger, so it is never the nearest miss).
-      count(r, Verdict::oom, pricings.size());
-      return;
-    }
-    if (o_.infer_oom && !early.evaluation && timeline_peak_exceeds_capacity(memory)) {
-      // Its simulated peak would be at least the floor, over the usable memory. Its shortfall is at
-      // least the floor's: where that is not below the nearest miss so far it cannot replace it, else
-      // it waits for the end of the search (nearest_deferred).
-      if (!early.over_floor) oom.simulated.push_back(base);
+    // Out of memory without a simulation: a heavier variant, at this micro-batch or a smaller one, did
+    // not fit (so neither does this one), or its peak's floor is over the usable memory. Its shortfall
+    // is at least the floor's (and the heavier variant's, which may equal it: offloading to the CPU or
+    // to NVMe leaves the GPU the same memory); where the floor's is not below the nearest miss so far
+    // it cannot replace it, else it waits for the end of the search (nearest_deferred).
+    const bool covered = o_.infer_oom && !early.looked() && oom.covers(base);
+    if (covered || (o_.infer_oom && !early.evaluation && timeline_peak_exceeds_capacity(memory))) {
+      if (!covered && !early.over_floor) oom.simulated.push_back(base);
       count(r, Verdict::oom, pricings.size());
       const double floor = memory.peak_floor_bytes / memory.usable_bytes - 1.0;
       const std::optional<NearestMiss>& nearest = r.misses[static_cast<int>(Verdict::oom)];

@@ -131,7 +131,10 @@ TEST(PlanStories, VolatileSpotMarketFallsBackToOnDemandInTime) {
 // miss needs it), changes no answer: the same configs fit, with the same verdicts, costs, winner and
 // nearest misses, with far fewer step simulations.
 TEST(PlanSearch, SkippingWhatCannotFitChangesNoAnswer) {
-  for (const std::string name : {"llama2-7b-full-weekend", "llama2-70b-sft-a100", "gpt3-175b-megatron-p4de", "qwen2.5-14b-qlora-rtx4090"}) {
+  // mistral-7b-qlora-single-l4: offloading to the CPU or to NVMe leaves the GPU the same peak, so its
+  // nearest memory miss is a tie the exhaustive search gives to the variant it meets first.
+  for (const std::string name : {"llama2-7b-full-weekend", "llama2-70b-sft-a100", "gpt3-175b-megatron-p4de", "qwen2.5-14b-qlora-rtx4090",
+                                 "mistral-7b-qlora-single-l4"}) {
     const Scenario s = scenario(name);
     PlanOptions inferred, exhaustive;
     inferred.run.trials = exhaustive.run.trials = 500;
