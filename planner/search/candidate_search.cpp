@@ -532,23 +532,20 @@ Plan search_candidates(const Scenario& scenario, const Catalog& catalog, const P
   tbb::parallel_for(std::size_t{0}, groups.size(), [&](std::size_t i) { results[i] = screen.run(groups[i]); });
   screen.nearest_deferred(results, total);
 
-  std::vector<PlanEntry> fitting;
-  std::size_t entries = 0;
-  for (const GroupResult& r : results) entries += r.fitting.size();
-  fitting.reserve(entries);  // tens of thousands of entries of kilobytes: grown by doubling, twice the memory
+  std::vector<std::vector<PlanEntry>> fitting;  // each group's, where it wrote them (ScreenedEntries)
+  fitting.reserve(results.size());
   for (GroupResult& r : results) {
     for (int v = 0; v < kVerdicts; ++v) {
       total.counts[v] += r.counts[v];
       if (r.misses[v]) keep_nearest(total.misses, std::move(*r.misses[v]));
     }
     total.simulated += r.simulated;
-    for (PlanEntry& e : r.fitting) fitting.push_back(std::move(e));
-    std::vector<PlanEntry>().swap(r.fitting);
+    if (!r.fitting.empty()) fitting.push_back(std::move(r.fitting));
   }
   plan.counts = total.counts;
   plan.simulated = total.simulated;
 
-  RankingResult ranking = rank_plans(scenario, std::move(fitting), options);
+  RankingResult ranking = rank_plans(scenario, ScreenedEntries(std::move(fitting)), options);
   for (int v = 0; v < kVerdicts; ++v) {
     plan.counts[v] += ranking.counts[v];
     if (ranking.misses[v]) keep_nearest(total.misses, std::move(*ranking.misses[v]));

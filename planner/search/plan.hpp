@@ -9,23 +9,10 @@
 #include <vector>
 
 #include "planner/run/run_estimate.hpp"
-#include "simulator/evaluate.hpp"
-#include "simulator/spec/enum_names.hpp"
+#include "planner/search/plan_entry.hpp"
+#include "planner/search/screened_entries.hpp"
 
 namespace preflight {
-
-// Why a candidate is out: the contract's reasons, then the search's own prunings.
-enum class Verdict { feasible, oom, deadline, budget, probability, invalid, dominated, bounded };
-inline constexpr int kVerdicts = 8;
-inline constexpr EnumNames<Verdict, kVerdicts> kVerdictNames{{{Verdict::feasible, "feasible"},
-                                                              {Verdict::oom, "oom"},
-                                                              {Verdict::deadline, "deadline"},
-                                                              {Verdict::budget, "budget"},
-                                                              {Verdict::probability, "probability"},
-                                                              {Verdict::invalid, "invalid"},
-                                                              {Verdict::dominated, "dominated"},
-                                                              {Verdict::bounded, "cost_bound"}}};
-inline std::string to_string(Verdict v) { return std::string(name_of(kVerdictNames, v)); }
 
 struct PlanOptions {
   RunOptions run;  // the Monte Carlo's seed and trials
@@ -43,22 +30,6 @@ struct PlanOptions {
   bool suggest = true;  // when nothing is feasible, search what would be (more nodes, other machines)
 };
 
-// One simulated configuration with its run (prepared; with the Monte Carlo when `monte_carlo`).
-struct PlanEntry {
-  const NodeSpec* node = nullptr;
-  Evaluation evaluation;
-  RunEstimate run;
-  bool monte_carlo = false;
-  bool confirmed = false;  // its Monte Carlo ran the full trial count (the search screens with fewer)
-  Verdict verdict = Verdict::feasible;
-
-  const StrategyConfig& config() const { return evaluation.config; }
-  double lower_bound_usd() const { return run.lower_bound_usd; }
-  double expected_usd() const { return run.expected_usd; }
-  // The Monte Carlo's means where it ran, else the closed form's.
-  double mean_usd() const { return monte_carlo ? run.outcome.usd.mean : expected_usd(); }
-  double mean_hours() const { return monte_carlo ? run.outcome.hours.mean : run.expected_hours; }
-};
 
 // The candidate that came closest to passing a constraint it failed.
 struct NearestMiss {
@@ -104,7 +75,7 @@ struct Plan {
   std::optional<PlanEntry> best;
   std::vector<PlanEntry> alternatives;  // the best of other (machine, nodes, pricing) choices
   std::vector<PlanEntry> frontier;      // cost vs time Pareto frontier of feasible plans, fastest first
-  std::vector<PlanEntry> screened;      // every simulated config that fits in memory, with its verdict
+  ScreenedEntries screened;             // every simulated config that fits in memory, with its verdict
   std::array<std::int64_t, kVerdicts> counts{};
   std::vector<NearestMiss> nearest_misses;
   std::vector<std::string> reasons;      // why the winner

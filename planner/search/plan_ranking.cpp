@@ -49,7 +49,7 @@ bool cheaper(const PlanEntry& a, const PlanEntry& b) {
 
 class Ranker {
  public:
-  Ranker(const Scenario& s, const PlanOptions& o, std::vector<PlanEntry> entries) : s_(s), o_(o) {
+  Ranker(const Scenario& s, const PlanOptions& o, ScreenedEntries entries) : s_(s), o_(o) {
     r_.entries = std::move(entries);
   }
 
@@ -349,7 +349,7 @@ bool same_choice(const PlanEntry& a, const PlanEntry& b) {
   return a.node == b.node && a.config().nodes == b.config().nodes && a.config().pricing == b.config().pricing;
 }
 
-RankingResult rank_plans(const Scenario& scenario, std::vector<PlanEntry> fitting, const PlanOptions& options) {
+RankingResult rank_plans(const Scenario& scenario, ScreenedEntries fitting, const PlanOptions& options) {
   return Ranker(scenario, options, std::move(fitting)).rank();
 }
 

@@ -13,14 +13,14 @@ struct RankingResult {
   std::optional<PlanEntry> best;
   std::vector<PlanEntry> alternatives;
   std::vector<PlanEntry> frontier;
-  std::vector<PlanEntry> entries;  // every fitting config, with its final verdict
+  ScreenedEntries entries;  // every fitting config, with its final verdict
   std::array<std::int64_t, kVerdicts> counts{};  // verdicts decided here
   MissSlots misses;
   std::int64_t monte_carlo_runs = 0;
 };
 
 // `fitting`: simulated configs that fit; those with verdict `bounded` are still undecided.
-RankingResult rank_plans(const Scenario& scenario, std::vector<PlanEntry> fitting, const PlanOptions& options);
+RankingResult rank_plans(const Scenario& scenario, ScreenedEntries fitting, const PlanOptions& options);
 
 // Whether two entries are the same choice of machine, node count and pricing (alternatives differ in it).
 bool same_choice(const PlanEntry& a, const PlanEntry& b);

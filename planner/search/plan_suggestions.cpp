@@ -28,7 +28,7 @@ void relaxed_constraints(const Scenario& s, const Catalog& catalog, const Plan& 
     open.constraints.deadline_hours.reset();
     open.constraints.budget_usd.reset();
     const Plan unconstrained = search_candidates(open, catalog, options);
-    const std::vector<PlanEntry>& fit = unconstrained.screened;
+    const ScreenedEntries& fit = unconstrained.screened;
     if (s.constraints.deadline_hours) {
       const PlanEntry* quickest = nullptr;
       for (const PlanEntry& e : fit) {
