@@ -54,24 +54,37 @@ declare -A may_include=(
 # Folders whose files are all checked: every file in them must belong to a folder of the table.
 checked="simulator planner calibrate bench tests"
 
-# The deepest folder of the table holding `file`; the roots only for files directly in them.
+# The deepest folder of the table holding `file`, into $floor (empty: none); the roots only for files
+# directly in them. A variable, not a subshell's echo: this runs for every file.
 floor_of() {
   local dir=${1%/*}
-  [ -n "${may_include[$dir]+set}" ] && { echo "$dir"; return; }
+  floor=
+  [ -n "${may_include[$dir]+set}" ] && { floor=$dir; return; }
   while [ "$dir" != "${dir%/*}" ]; do
     dir=${dir%/*}
     case "$dir" in simulator | planner | tests) return ;; esac
-    [ -n "${may_include[$dir]+set}" ] && { echo "$dir"; return; }
+    [ -n "${may_include[$dir]+set}" ] && { floor=$dir; return; }
   done
 }
 
+project_include='^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](simulator|planner|calibrate|support|tests)/'
+mapfile -t files < <(find $checked -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.h' -o -name '*.in' \) 2>/dev/null | sort)
+# Every project include of every file in one grep ("file:line:text"), kept per file in order: a grep
+# per file cost a process each, seconds over the tree.
+declare -A includes=()
+if [ ${#files[@]} -gt 0 ]; then
+  while IFS= read -r hit; do
+    includes[${hit%%:*}]+="${hit#*:}"$'\n'
+  done < <(grep -nHE "$project_include" "${files[@]}" || true)
+fi
+
 status=0
 count=0
-while IFS= read -r file; do
-  floor=$(floor_of "$file")
+for file in "${files[@]}"; do
+  floor_of "$file"
   if [ -z "$floor" ]; then
     # Only sources that include a project header need a floor (scripts, data and READMEs do not).
-    if grep -qE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](simulator|planner|calibrate|support|tests)/' "$file"; then
+    if [ -n "${includes[$file]:-}" ]; then
       echo "$file: in a folder scripts/check_includes.sh does not know: add its arrows to the table"
       status=1
     fi
@@ -79,6 +92,7 @@ while IFS= read -r file; do
   fi
   count=$((count + 1))
   while IFS= read -r line; do
+    [ -n "$line" ] || continue
     number=${line%%:*}
     header=${line#*:}
     header=${header#*[<\"]}
@@ -93,8 +107,8 @@ while IFS= read -r file; do
       echo "$file:$number: includes \"$header\": $floor may include only from: ${may_include[$floor]}"
       status=1
     fi
-  done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](simulator|planner|calibrate|support|tests)/' "$file" || true)
-done < <(find $checked -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.h' -o -name '*.in' \) 2>/dev/null | sort)
+  done <<< "${includes[$file]:-}"
+done
 
 if [ $status -eq 0 ]; then
   echo "check_includes: $count files, every include runs the right way"
