@@ -27,6 +27,11 @@ GPU_ROWS = [
     ("b200", "B200", "HGX (SXM)", None),
     ("rtx3090", "RTX 3090", "PCIe", None),
     ("rtx4090", "RTX 4090", "PCIe", None),
+    ("a6000", None, None, None),  # not in gpus.csv: GPU_EXTRA["a6000"]["row"]
+    ("a40", None, None, None),  # not in gpus.csv: GPU_EXTRA["a40"]["row"]
+    ("l40", None, None, None),  # not in gpus.csv: GPU_EXTRA["l40"]["row"]
+    ("rtx6000-ada", None, None, None),  # not in gpus.csv: GPU_EXTRA["rtx6000-ada"]["row"]
+    ("gh200", None, None, None),  # not in gpus.csv: GPU_EXTRA["gh200"]["row"]
 ]
 
 # Maximum board power (TDP) per the product's datasheet or specification page: what an owned
@@ -51,6 +56,13 @@ BOARD_POWER_W = {
     "b200": (1000, "NVIDIA HGX B200 specifications: 1,000 W per GPU"),
     "rtx3090": (350, "GeForce RTX 3090 specifications: 350 W total graphics power"),
     "rtx4090": (450, "GeForce RTX 4090 specifications: 450 W total graphics power"),
+    "a6000": (300, "NVIDIA RTX A6000 datasheet: 300 W max power consumption"),
+    "a40": (300, "NVIDIA A40 datasheet: 300 W max power consumption"),
+    "l40": (300, "NVIDIA L40 datasheet: 300 W max power consumption"),
+    "rtx6000-ada": (300, "NVIDIA RTX 6000 Ada Generation datasheet: 300 W total board power"),
+    "gh200": (1000, "NVIDIA GH200 Grace Hopper Superchip datasheet: power (memory + CPU + GPU) configurable "
+                    "450 to 1000 W; the 1000 W maximum is used, Grace CPU and LPDDR5X included (NVIDIA "
+                    "publishes no GPU-only figure)"),
 }
 
 AS_OF_NOTE = ("as_of is the date the figures were transcribed into the reference folder; "
@@ -235,6 +247,155 @@ GPU_EXTRA = {
         "sm_count": 128,
         "sm_count_source": "GeForce RTX 4090 specifications: 16384 CUDA cores / 128 per Ada SM",
         "notes": "No NVLink. Tensor peaks are FP32-accumulate rates (FP16-accumulate is 2x).",
+    },
+    "a6000": {
+        "name": "NVIDIA RTX A6000",
+        "architecture": "ampere",
+        "sm_count": 84,
+        "sm_count_source": "RTX A6000 datasheet: 10,752 CUDA cores / 128 per GA10x SM",
+        "notes": "Not in gpus.csv: a GA102 workstation card that neoclouds rent. The datasheet quotes a single "
+                 "tensor figure, 309.7 TFLOPS with sparsity; halved to 154.8 dense and used for bf16 and fp16 "
+                 "(taken as the FP32-accumulate rate, as the A40 datasheet lists for the same professional "
+                 "GA102 board family; the A6000 datasheet does not say). tf32 null: the datasheet publishes no "
+                 "TF32 peak (the GA102 whitepaper v2 has an RTX A6000 appendix that could not be read here). "
+                 "No fp8 in hardware (Ampere). NVLink: bridge between 2 GPUs. The figures were read from copies "
+                 "of the datasheet's specification table (the NVIDIA PDF itself was not in the searchable "
+                 "store) and agree between them. as_of is the date these figures were transcribed from the "
+                 "sources named.",
+        "as_of": "2026-12-06",
+        "row": {
+            "form_factor": "PCIe",
+            "memory_GiB": 48,
+            "memory_type": "GDDR6",
+            "memory_bandwidth_GBps": 768,
+            "peak_tflops": {"fp32": 38.7, "tf32": None, "bf16": 154.8, "fp16": 154.8, "fp8": None},
+            "nvlink_GBps_per_gpu_bidirectional": 112.5,
+            "pcie_gen": 4,
+            "source": "NVIDIA RTX A6000 datasheet (www.nvidia.com/content/dam/en-zz/Solutions/design-visualization/"
+                      "quadro-product-literature/proviz-print-nvidia-rtx-a6000-datasheet-us-nvidia-1454980-r9-web.pdf): "
+                      "48 GB GDDR6 with ECC, 768 GB/s, 10,752 CUDA cores, single-precision 38.7 TFLOPS, tensor "
+                      "performance 309.7 TFLOPS with sparsity, PCI Express 4.0 x16, NVLink 112.5 GB/s "
+                      "(bidirectional) connecting 2x RTX A6000, 300 W max power consumption",
+        },
+    },
+    "a40": {
+        "name": "NVIDIA A40",
+        "architecture": "ampere",
+        "sm_count": 84,
+        "sm_count_source": "A40 datasheet: 10,752 CUDA cores / 128 per GA10x SM",
+        "notes": "Not in gpus.csv: the passively cooled data-center GA102 board that neoclouds rent. The "
+                 "datasheet lists dense | sparse pairs; the dense values are used. bf16 is its 'BF16 Tensor with "
+                 "FP32 Accumulate' 149.7; fp16 is its 'FP16 Tensor with FP16 Accumulate' at the same 149.7. No "
+                 "fp8 in hardware (Ampere). NVLink: bridge between 2 GPUs. The figures were read from copies of "
+                 "the datasheet's specification table (the NVIDIA PDF itself was not in the searchable store) "
+                 "and agree between them. as_of is the date these figures were transcribed from the sources "
+                 "named.",
+        "as_of": "2026-12-06",
+        "row": {
+            "form_factor": "PCIe",
+            "memory_GiB": 48,
+            "memory_type": "GDDR6",
+            "memory_bandwidth_GBps": 696,
+            "peak_tflops": {"fp32": 37.4, "tf32": 74.8, "bf16": 149.7, "fp16": 149.7, "fp8": None},
+            "nvlink_GBps_per_gpu_bidirectional": 112.5,
+            "pcie_gen": 4,
+            "source": "NVIDIA A40 datasheet (images.nvidia.com/content/Solutions/data-center/a40/nvidia-a40-datasheet.pdf): "
+                      "48 GB GDDR6 with ECC, 696 GB/s, NVLink 112.5 GB/s (bidirectional), PCIe Gen4 64 GB/s, "
+                      "10,752 CUDA cores, peak FP32 37.4, TF32 Tensor 74.8 | 149.6*, BF16 Tensor (FP32 "
+                      "accumulate) 149.7 | 299.4*, FP16 Tensor (FP16 accumulate) 149.7 | 299.4* TFLOPS "
+                      "(* with sparsity), 300 W max power consumption",
+        },
+    },
+    "l40": {
+        "name": "NVIDIA L40",
+        "architecture": "ada",
+        "sm_count": 142,
+        "sm_count_source": "L40 datasheet: 18,176 CUDA cores / 128 per Ada SM",
+        "notes": "Not in gpus.csv. No NVLink. The datasheet lists dense | sparse pairs; the dense values are "
+                 "used. They are half the l40s entry's figures for the same 142-SM AD102 at nearly the same "
+                 "clock: NVIDIA does not say which FP16/BF16 accumulate rate each of the two documents quotes, "
+                 "so compare the two GPUs only after calibration. The figures were read from copies of the "
+                 "datasheet's specification table (the NVIDIA PDF itself was not in the searchable store) and "
+                 "agree between them. as_of is the date these figures were transcribed from the sources named.",
+        "as_of": "2026-12-06",
+        "row": {
+            "form_factor": "PCIe",
+            "memory_GiB": 48,
+            "memory_type": "GDDR6",
+            "memory_bandwidth_GBps": 864,
+            "peak_tflops": {"fp32": 90.5, "tf32": 90.5, "bf16": 181.05, "fp16": 181.05, "fp8": 362},
+            "nvlink_GBps_per_gpu_bidirectional": 0,
+            "pcie_gen": 4,
+            "source": "NVIDIA L40 GPU datasheet (images.nvidia.com/content/Solutions/data-center/vgpu-L40-datasheet.pdf): "
+                      "48 GB GDDR6 with ECC, 864 GB/s, PCIe Gen4 x16 64 GB/s bidirectional, 18,176 CUDA cores, "
+                      "FP32 90.5, TF32 Tensor 90.5 | 181*, BFLOAT16 Tensor 181.05 | 362.1*, FP16 Tensor "
+                      "181.05 | 362.1*, FP8 Tensor 362 | 724* TFLOPS (* with sparsity), 300 W max power consumption",
+        },
+    },
+    "rtx6000-ada": {
+        "name": "NVIDIA RTX 6000 Ada Generation",
+        "architecture": "ada",
+        "sm_count": 142,
+        "sm_count_source": "RTX 6000 Ada Generation datasheet: 18,176 CUDA cores / 128 per Ada SM",
+        "notes": "Not in gpus.csv: an AD102 workstation card that neoclouds rent. No NVLink. fp8 is the "
+                 "datasheet's 1457.0 TFLOPS ('effective FP8 TFLOPS using the new sparsity feature') halved to "
+                 "728.5 dense. tf32, bf16 and fp16 are null: the datasheet publishes no peak for them, and the "
+                 "FP8 figure does not settle which accumulate rate FP16/BF16 run at (the same 142-SM AD102 is "
+                 "quoted at 181.05 dense BF16 on the L40 datasheet and 362.05 for the L40S). Third-party "
+                 "figures (about 364 TFLOPS bf16 dense) are unverified and NOT used; supply a calibration "
+                 "profile to plan bf16 on this GPU. The figures were read from a transcription of the "
+                 "datasheet's specification table (the NVIDIA PDF itself was not in the searchable store). "
+                 "as_of is the date these figures were transcribed from the sources named.",
+        "as_of": "2026-12-06",
+        "row": {
+            "form_factor": "PCIe",
+            "memory_GiB": 48,
+            "memory_type": "GDDR6",
+            "memory_bandwidth_GBps": 960,
+            "peak_tflops": {"fp32": 91.1, "tf32": None, "bf16": None, "fp16": None, "fp8": 728.5},
+            "nvlink_GBps_per_gpu_bidirectional": 0,
+            "pcie_gen": 4,
+            "source": "NVIDIA RTX 6000 Ada Generation datasheet (www.nvidia.com/content/dam/en-zz/Solutions/"
+                      "design-visualization/rtx-6000/proviz-print-rtx6000-datasheet-web-2504660.pdf): 48 GB "
+                      "GDDR6 with ECC, 960 GB/s, 18,176 CUDA cores, single-precision 91.1 TFLOPS, tensor "
+                      "performance 1457.0 TFLOPS (effective FP8 with sparsity), PCIe 4.0 x16, NVLink: no, "
+                      "total board power 300 W",
+        },
+    },
+    "gh200": {
+        "name": "NVIDIA GH200 Grace Hopper Superchip 96GB (GPU)",
+        "architecture": "hopper",
+        "sm_count": 132,
+        "sm_count_source": "the H100 SXM5's 132 SMs (H100 whitepaper), whose dense tensor-core peaks the GH200 "
+                           "datasheet lists; the GH200 datasheet gives no SM count",
+        "notes": "Not in gpus.csv: the GPU of one GH200 superchip as Lambda rents it (96 GB HBM3). Peaks are the "
+                 "H100 SXM5's dense tensor-core peaks (as the h100-80gb entry), which the GH200 datasheet prints "
+                 "rounded: TF32 494, BF16/FP16 990, FP8 1,979 dense (989 / 1,979 / 3,958 with sparsity). "
+                 "nvlink 0: NVLink-C2C (900 GB/s) joins the GPU to its own Grace CPU, not to another GPU, and a "
+                 "one-superchip instance has no GPU peer (multi-superchip NVLink systems such as GH200 NVL2 are "
+                 "not described here). pcie_gen 5 is the superchip's PCIe Gen5 links (NICs, storage); the GPU "
+                 "reaches the CPU's 480 GB LPDDR5X, not counted in memory_GiB, over NVLink-C2C. Board power: the "
+                 "datasheet gives only the module's power (memory + CPU + GPU), configurable 450 to 1000 W; "
+                 "board_power_W uses the 1000 W maximum, so an owned GH200's electricity estimate is an upper "
+                 "bound that includes the CPU. The figures were read from a transcription of the datasheet's "
+                 "specification table (the NVIDIA PDF itself was not in the searchable store). as_of is the "
+                 "date these figures were transcribed from the sources named.",
+        "as_of": "2026-12-06",
+        "row": {
+            "form_factor": "Superchip",
+            "memory_GiB": 96,
+            "memory_type": "HBM3",
+            "memory_bandwidth_GBps": 4000,
+            "peak_tflops": {"fp32": 67, "tf32": 494.5, "bf16": 989.4, "fp16": 989.4, "fp8": 1979},
+            "nvlink_GBps_per_gpu_bidirectional": 0,
+            "pcie_gen": 5,
+            "source": "NVIDIA GH200 Grace Hopper Superchip datasheet (nvdam.widen.net/s/rrgqqnpbz8/"
+                      "grace-datasheet-gh200-grace-hopper-superchip-3773000): 96 GB HBM3 at up to 4 TB/s, FP32 "
+                      "67, TF32 Tensor 989* | 494, BFLOAT16/FP16 Tensor 1,979* | 990, FP8 Tensor 3,958* | 1,979 "
+                      "teraFLOPS (* with sparsity), NVLink-C2C CPU-to-GPU 900 GB/s, PCIe Gen5 links, power "
+                      "(memory + CPU + GPU) configurable 450 to 1000 W; the exact dense peaks are the H100 SXM5's "
+                      "(H100 datasheet and whitepaper, as the h100-80gb entry)",
+        },
     },
 }
 

@@ -45,6 +45,8 @@ import sys
 from gpu_catalog import build_gpus
 from instance_catalog import PROVIDERS, build_instances
 from reference_csv import AS_OF_DEFAULT, dump
+from gcp_snapshot import build_gcp
+from snapshot_catalog import build_provider, snapshot_providers
 
 
 def main(argv=None):
@@ -66,6 +68,14 @@ def main(argv=None):
     files = {os.path.join(args.out, "gpus.json"): dump(gpus)}
     for p in PROVIDERS:
         files[os.path.join(args.out, "instances", p + ".json")] = dump(instances[p])
+    # The other providers: from the pinned SkyPilot catalog snapshots in catalogs/snapshots/skypilot.
+    gpu_by_id = {g["id"]: g for g in gpus["gpus"]}
+    snapshots = {}
+    snapshots["gcp"] = build_gcp(os.path.dirname(here), gpu_by_id)
+    for p in snapshot_providers(os.path.dirname(here)):
+        snapshots[p] = build_provider(os.path.dirname(here), p, gpu_by_id)
+    for p, (doc, _) in snapshots.items():
+        files[os.path.join(args.out, "instances", p + ".json")] = dump(doc)
 
     stale = []
     for path, text in files.items():
@@ -87,6 +97,11 @@ def main(argv=None):
         assert n_prices + n_skip == row_count[p], p
         print("%-6s %2d instance types, %3d price rows, %d skipped rows (csv rows: %d)"
               % (p, len(instances[p]["instances"]), n_prices, n_skip, row_count[p]))
+    for p, (doc, rows) in snapshots.items():
+        n_prices = sum(len(i["prices"]) for i in doc["instances"])
+        assert n_prices + len(doc["skipped"]) == rows, p
+        print("%-14s %3d instance types, %3d price rows, %3d skipped rows (snapshot rows: %d)"
+              % (p, len(doc["instances"]), n_prices, len(doc["skipped"]), rows))
     print("gpus   %2d entries" % len(gpus["gpus"]))
     if args.check:
         for s in stale:

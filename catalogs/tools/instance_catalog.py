@@ -7,7 +7,11 @@ import re
 from instance_hardware import HARDWARE
 from reference_csv import num, read_commented_csv
 
-PROVIDERS = ["aws", "gcp", "azure"]
+PROVIDERS = ["aws", "azure"]
+# GCP's rows in the reference CSV were a hand transcription of a few zones with a flagged half-price
+# row; gcp.json now comes from the pinned SkyPilot snapshot (gcp_snapshot.py), and the CSV's GCP rows
+# are not read.
+SUPERSEDED = {"gcp"}
 
 
 def parse_price_sources(comments):
@@ -37,6 +41,8 @@ def build_instances(ref_dir, gpu_ids, as_of):
 
     for r in rows:
         cloud = r["cloud"].strip()
+        if cloud in SUPERSEDED:
+            continue
         itype = r["instance_type"].strip()
         row_count[cloud] += 1
         where = "%s / %s" % (r["region"].strip(), r["zone"].strip() or "no zone")

@@ -11,9 +11,6 @@ AWS_PG = ("AWS EC2 Instance Types Guide, previous-generation specifications "
           "tables")
 AZ = "learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/"
 AZ_REPO = "github.com/MicrosoftDocs/azure-docs articles/virtual-machines/sizes/gpu-accelerated/"
-GCP_DOC = ("GCP 'Accelerator-optimized machine family' (cloud.google.com/compute/docs/"
-           "accelerator-optimized-machines)")
-
 PCIE = {3: 16, 4: 32, 5: 64}  # GB/s per direction, x16, theoretical
 
 BURST_NOTE = ("inter_node_Gbps is the documented baseline; the type bursts to {burst} Gbps on "
@@ -107,39 +104,6 @@ HARDWARE = {
         source=AWS_AC + ": 100 Gigabit (EFA), 2 x 1900 GB NVMe SSD; L40S PCIe gen4 from "
                "gpus.csv [L40S].",
         notes="4 x L40S over PCIe, no NVLink."),
-    # ---------------------------------------------------------------- GCP
-    ("gcp", "a2-highgpu-8g"): dict(
-        gpu="a100-40gb", csv_gpu="A100", link="nvswitch", GBps=300, net=100, nvme_GB=0,
-        source=GCP_DOC + ": A2 Standard, 8 x A100 40GB, 100 Gbps; Local SSD optional (not "
-               "bundled); 600 GB/s bidirectional NVLink per GPU via NVSwitch from gpus.csv [A100].",
-        notes="Only the introduction of the GCP page was readable in the stored copy searched "
-              "here; 100 Gbps and 'no bundled Local SSD' are GCP's documented A2 figures but "
-              "were not re-read this time. local_nvme_GB 0 because Local SSD must be added "
-              "(and paid) separately. The europe-west4 row's CSV note flags an on-demand GPU "
-              "component about half of us-central1's; kept as given."),
-    ("gcp", "a2-ultragpu-8g"): dict(
-        gpu="a100-80gb", csv_gpu="A100-80GB", link="nvswitch", GBps=300, net=100,
-        nvme_GB=gib_to_gb(3000),
-        source=GCP_DOC + ": A2 Ultra, 8 x A100 80GB, 100 Gbps, 3,000 GiB bundled Local SSD; "
-               "600 GB/s bidirectional NVLink per GPU via NVSwitch from gpus.csv [A100].",
-        notes="Local SSD 3,000 GiB = 3,221 GB. Only the introduction of the GCP page was "
-              "readable in the stored copy searched here; figures are GCP's documented A2 Ultra "
-              "values but were not re-read this time. Price trap, kept as given: the us-central1 "
-              "row's CSV note flags the GPU component's spot price above its on-demand price "
-              "(the summed VM spot is still below on-demand) and an on-demand price that looks "
-              "low next to us-east5."),
-    ("gcp", "a3-highgpu-1g"): dict(
-        gpu="h100-80gb", csv_gpu="H100", link="pcie", GBps=PCIE[5], net=25,
-        nvme_GB=gib_to_gb(750),
-        source=GCP_DOC + ": A3 High a3-highgpu-1g, 1 x H100 80GB, 750 GiB bundled Local SSD; "
-               "H100 PCIe gen5 from gpus.csv [H100].",
-        notes="assumed: inter_node_Gbps 25 (the smallest A3 High type; GCP's per-type table "
-              "could not be read from a stored copy here and third-party tables disagree "
-              "(25-200 Gbps), so the conservative value is used). Single GPU: intra_node is its "
-              "PCIe gen5 x16 link. Local SSD 750 GiB = 805 GB. GCP sells the 1/2/4-GPU A3 High "
-              "types as Spot or Flex-start only. The us-central1 row's CSV note flags an H100 "
-              "on-demand component less than half of us-east4's (likely a non-standard SKU); "
-              "kept as given."),
     # ---------------------------------------------------------------- Azure
     ("azure", "Standard_NC24ads_A100_v4"): dict(
         gpu="a100-80gb-pcie", csv_gpu="A100-80GB", link="pcie", GBps=PCIE[4], net=20,

@@ -23,8 +23,9 @@ and once for all classes (only multi-node event traces show it):
     trace (events grouped by time stamp), median over traces. A job of N nodes is then interrupted
     at (rate / f) (1 - (1 - f)^N) per hour instead of rate x N: a reclaim takes many nodes at once.
 
-A class without traces borrows another's and says so (GCP multi-GPU, Azure and inline clusters
-from AWS's class of the same GPU count). CPU-only traces (GCP c3-88) are left out: GPU capacity is
+A class without traces (GCP multi-GPU, Azure, inline clusters, every provider without a trace: "*")
+runs on a stated prior: every GPU trace pooled, marked "prior": true; the planner prices spot on it at
+the prior's pessimistic end and says so. CPU-only traces (GCP c3-88) are left out: GPU capacity is
 what a training job competes for. Deterministic; Python 3 standard library only.
 
   python3 catalogs/tools/spot_interruptions.py ../shared           # write
@@ -50,12 +51,17 @@ COUNT_TRACES = ["spot_traces/uclasystem_bamboo/gcloud/a100x1-east1b.txt",
 # does not document the instance size, so it informs the reclaim fraction only.
 BAMBOO_CLASS = {"traces/p3-trace.csv": ("aws", "one")}
 GCLOUD_CLASS = ("gcp", "one")  # a100x1 / v100x1: one GPU per VM
-BORROWED = [
-    ("gcp", "multi", "aws", "multi", "no shipped trace of multi-GPU GCP spot VMs"),
-    ("azure", "one", "aws", "one", "no shipped Azure spot trace"),
-    ("azure", "multi", "aws", "multi", "no shipped Azure spot trace"),
-    ("inline", "one", "aws", "one", "an inline cluster without its own rate: AWS's figures"),
-    ("inline", "multi", "aws", "multi", "an inline cluster without its own rate: AWS's figures"),
+# Classes without traces of their own run on a stated prior, never on another provider's figures
+# as if they were theirs: every GPU trace of every class pooled (median as the value, the smallest
+# and largest trace as the range), and a plan prices such spot at the range's pessimistic end.
+PRIORS = [
+    ("gcp", "multi", "no shipped trace of multi-GPU GCP spot VMs"),
+    ("azure", "one", "no shipped Azure spot trace"),
+    ("azure", "multi", "no shipped Azure spot trace"),
+    ("inline", "one", "an inline cluster without its own rate"),
+    ("inline", "multi", "an inline cluster without its own rate"),
+    ("*", "one", "no shipped spot trace of this provider (neocloud interruptible offers)"),
+    ("*", "multi", "no shipped spot trace of this provider (neocloud interruptible offers)"),
 ]
 DECIMALS = 4
 
@@ -209,9 +215,13 @@ def derive(shared):
             entry["reacquire_borrowed_from"] = "aws %s" % key[1]
         entry["max_nodes_observed"] = c["max_nodes"]
         out_classes.append(entry)
-    for provider, count, from_provider, from_count, why in BORROWED:
-        out_classes.append({"provider": provider, "gpus_per_node": count,
-                            "borrowed_from": "%s %s" % (from_provider, from_count), "why": why})
+    pooled_rates = [r for c in classes.values() for r in c["rates"]]
+    pooled_reacquire = [h for c in classes.values() for h in c["reacquire"]]
+    for provider, count, why in PRIORS:
+        out_classes.append({"provider": provider, "gpus_per_node": count, "prior": True, "why": why,
+                            "interruptions_per_node_hour": spread(pooled_rates), "rate_traces": len(pooled_rates),
+                            "reacquire_hours": spread(pooled_reacquire), "reacquire_traces": len(pooled_reacquire),
+                            "max_nodes_observed": max(c["max_nodes"] for c in classes.values())})
 
     shares = [s for _, s, _ in fractions]
     doc = {
@@ -253,12 +263,10 @@ def report_text(doc, report, fractions, restores):
     lines += ["", "| class | per node-hour (low-high) | traces | re-acquire h (low-high) | most nodes at once |",
               "|---|---|---:|---|---:|"]
     for c in doc["classes"]:
-        if "borrowed_from" in c:
-            lines.append("| %s %s | as %s (%s) | | | |" % (c["provider"], c["gpus_per_node"], c["borrowed_from"], c["why"]))
-            continue
         r, w = c["interruptions_per_node_hour"], c["reacquire_hours"]
-        lines.append("| %s %s | %.3f (%.3f-%.3f) | %d | %.2f (%.2f-%.2f)%s | %d |" % (
-            c["provider"], c["gpus_per_node"], r["value"], r["low"], r["high"], c["rate_traces"], w["value"],
+        lines.append("| %s %s | %.3f (%.3f-%.3f)%s | %d | %.2f (%.2f-%.2f)%s | %d |" % (
+            c["provider"], c["gpus_per_node"], r["value"], r["low"], r["high"],
+            " prior (%s): priced at %.3f" % (c["why"], r["high"]) if c.get("prior") else "", c["rate_traces"], w["value"],
             w["low"], w["high"], " as " + c["reacquire_borrowed_from"] if "reacquire_borrowed_from" in c else "",
             c["max_nodes_observed"]))
     return "\n".join(lines) + "\n"

@@ -96,13 +96,21 @@ PriceQuote read_price(const nlohmann::json& j, const std::string& file, const st
   return q;
 }
 
-// Public price lists have holes and oddities; say so once per instance instead of pricing at zero.
+// Public price lists have holes and oddities; say so once per quote instead of pricing at zero. A
+// type not sold one way at all (no spot market, spot or Flex-start only) has no hole to warn about.
 std::vector<std::string> price_warnings(const NodeSpec& n) {
   std::vector<std::string> w;
+  const bool on_demand_sold = std::any_of(n.prices.begin(), n.prices.end(), [](const PriceQuote& q) { return q.on_demand_usd_per_hour.has_value(); });
+  const bool spot_sold = std::any_of(n.prices.begin(), n.prices.end(), [](const PriceQuote& q) { return q.spot_usd_per_hour.has_value(); });
+  if (!n.prices.empty() && !on_demand_sold && !spot_sold) {
+    const std::string& note = n.prices.front().note;
+    w.push_back("no on-demand price and no spot price in any quote: not rentable at a listed price" + (note.empty() ? "" : " (" + note + ")"));
+  }
   for (const PriceQuote& q : n.prices) {
     const std::string where = q.region + (q.zone.empty() ? "" : "/" + q.zone);
-    if (!q.on_demand_usd_per_hour) w.push_back(where + ": no on-demand price listed; on-demand pricing unavailable there");
-    if (!q.spot_usd_per_hour) w.push_back(where + ": no spot price listed; spot pricing unavailable there");
+    const std::string why = q.note.empty() ? "" : " (" + q.note + ")";
+    if (!q.on_demand_usd_per_hour && on_demand_sold) w.push_back(where + ": no on-demand price listed; on-demand pricing unavailable there" + why);
+    if (!q.spot_usd_per_hour && spot_sold) w.push_back(where + ": no spot price listed; spot pricing unavailable there" + why);
     if (q.on_demand_usd_per_hour && q.spot_usd_per_hour) {
       if (*q.spot_usd_per_hour > *q.on_demand_usd_per_hour) {
         w.push_back(where + ": spot price above on-demand; spot is never chosen there");
@@ -134,10 +142,22 @@ NodeSpec read_instance(const nlohmann::json& j, const std::string& provider, con
   if (r.has("interruption_bucket") && !r.raw("interruption_bucket").is_null()) {
     n.interruption_bucket = r.choice("interruption_bucket", kSpotAdvisorBuckets);
   }
+  if (r.has("assumed")) n.assumed = r.choice_list("assumed", {"intra_node", "inter_node_Gbps"});
+  n.marketplace = r.optional_choice("offer", {"instance", "marketplace"}).value_or("instance") == "marketplace";
   const nlohmann::json& prices = r.raw("prices");
   if (!prices.is_array()) r.fail("prices", "a list of price quotes (empty for owned hardware)");
   for (std::size_t i = 0; i < prices.size(); ++i) {
     n.prices.push_back(read_price(prices[i], file, r.path_of("prices") + "[" + std::to_string(i) + "]"));
+  }
+  // How the provider sells the type: a shape sold only as spot or Flex-start (GCP's a3-highgpu-1g)
+  // must list no on-demand price, so no plan can rent it on demand.
+  if (r.has("sold_as")) {
+    const std::vector<std::string> sold = r.choice_list("sold_as", {"on_demand", "spot", "flex_start", "reservation"});
+    const auto sells = [&](std::string_view term) { return std::find(sold.begin(), sold.end(), term) != sold.end(); };
+    for (const PriceQuote& q : n.prices) {
+      if (q.on_demand_usd_per_hour && !sells("on_demand")) r.fail("sold_as", "\"on_demand\" listed where a quote has an on-demand price");
+      if (q.spot_usd_per_hour && !sells("spot")) r.fail("sold_as", "\"spot\" listed where a quote has a spot price");
+    }
   }
   n.source = r.string("source");
   n.price_source = r.string("price_source");

@@ -37,7 +37,7 @@ std::string class_key(const std::string& provider, const std::string& count) { r
 
 std::string class_words(const std::string& key) {
   const std::size_t space = key.find(' ');
-  return key.substr(0, space) + (key.substr(space + 1) == "one" ? " one-GPU nodes" : " multi-GPU nodes");
+  return (key.substr(0, space) == "*" ? std::string("other providers'") : key.substr(0, space)) + (key.substr(space + 1) == "one" ? " one-GPU nodes" : " multi-GPU nodes");
 }
 
 }  // namespace
@@ -86,7 +86,10 @@ std::map<std::string, ProviderStorage> read_storage_prices(const std::filesystem
 }
 
 const SpotMarketFigures* SpotMarketTable::find(const std::string& provider, int gpus_per_node) const {
-  const auto it = classes.find(class_key(provider, gpus_per_node == 1 ? "one" : "multi"));
+  const std::string count = gpus_per_node == 1 ? "one" : "multi";
+  auto it = classes.find(class_key(provider, count));
+  // A provider without a class of its own runs on the table's prior for every other provider ("*").
+  if (it == classes.end()) it = classes.find(class_key("*", count));
   return it == classes.end() ? nullptr : &it->second;
 }
 
@@ -112,6 +115,8 @@ SpotMarketTable read_spot_market(const std::filesystem::path& file) {
       continue;
     }
     SpotMarketFigures f;
+    f.prior = r.optional_boolean("prior").value_or(false);
+    if (f.prior) f.prior_why = r.string("why");
     f.interruptions_per_node_hour = read_range(r, "interruptions_per_node_hour", {0.0, 100.0, false, "per node-hour"});
     const std::int64_t traces = r.integer("rate_traces", 1, 100000);
     f.reacquire_hours = read_range(r, "reacquire_hours", {0.0, 1000.0, false, "hours"});
@@ -121,7 +126,8 @@ SpotMarketTable read_spot_market(const std::filesystem::path& file) {
     if (reacquire_traces == 0 && reacquire_note.empty()) r.fail("reacquire_traces", "at least 1, or reacquire_borrowed_from");
     f.max_nodes_observed = static_cast<int>(r.integer("max_nodes_observed", 1, 100000000));
     f.reclaim_fraction = reclaim;
-    f.basis = class_words(key) + ", " + std::to_string(traces) + " trace" + (traces == 1 ? "" : "s") + reacquire_note;
+    f.basis = f.prior ? "prior: every GPU trace pooled (" + std::to_string(traces) + " traces), " + f.prior_why
+                      : class_words(key) + ", " + std::to_string(traces) + " trace" + (traces == 1 ? "" : "s") + reacquire_note;
     f.source = source;
     f.as_of = as_of;
     r.finish();

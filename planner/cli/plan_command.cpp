@@ -8,6 +8,7 @@
 #include "planner/cli/common_options.hpp"
 #include "planner/cli/job_input.hpp"
 #include "planner/import/imported_report.hpp"
+#include "planner/catalog/price_age.hpp"
 #include "planner/cli/profile_warnings.hpp"
 #include "planner/cli/plan_options.hpp"
 #include "planner/io/output_file.hpp"
@@ -42,6 +43,8 @@ int run_plan(const PlanCommandOptions& options, std::ostream& out, std::ostream&
   o.top = options.top;
   const Plan plan = search_plan(scenario, catalog, o);
   if (plan.best) warn_about_borrowed_figures(Machine(*plan.best->node, scenario.training().precision, profile.get(), o.fit), err);
+  const std::string stale = plan.best ? price_age_warning(*plan.best->node, scenario.prices.max_age_days) : "";
+  if (!stale.empty()) err << "warning: " << stale << "\n";
   io::write_output(options.output.out, plan_report(options.output.format, scenario, plan, o), out);
   return plan.best ? 0 : 1;
 }

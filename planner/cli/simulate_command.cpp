@@ -5,6 +5,7 @@
 
 #include "planner/cli/common_options.hpp"
 #include "planner/cli/job_input.hpp"
+#include "planner/catalog/price_age.hpp"
 #include "planner/cli/profile_warnings.hpp"
 #include "planner/io/output_file.hpp"
 #include "planner/report/simulate_report.hpp"
@@ -36,6 +37,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   warn_about_profile(profile.get(), scenario, node, config, err);
   const Machine machine(node, scenario.training().precision, profile.get(), catalog.step_model_fit());
   warn_about_borrowed_figures(machine, err);
+  if (const std::string w = price_age_warning(node, scenario.prices.max_age_days); !w.empty()) err << "warning: " << w << "\n";
   const Evaluation e = evaluate(scenario.workload, machine, config, scenario.constraints.vram_headroom, !options.trace.empty());
   if (!e.step) rethrow_at(source, InvalidConfig("instance", e.step_unavailable));
   RunEstimate run;

@@ -26,15 +26,18 @@ double cheapest_price(const NodeSpec& n, const std::optional<std::string>& regio
   return best;
 }
 
-// "H100:8" -> the cheapest catalog machine with 8 H100s (on the cloud and in the region when given):
-// what SkyPilot's optimizer launches.
+// "H100:8" -> the cheapest catalog machine with 8 H100s (on the cloud and in the region when given)
+// that can make up the task's `nodes` (a machine without a documented network holds one): what
+// SkyPilot's optimizer launches. Marketplace offers (one host's bid) are not taken for a task.
 std::string machine_for(const std::string& accelerator, int count, const std::optional<std::string>& cloud,
-                        const std::optional<std::string>& region, const Catalog& catalog, const std::string& file, const std::string& key) {
+                        const std::optional<std::string>& region, const Catalog& catalog, const std::string& file, const std::string& key,
+                        int nodes) {
   const std::optional<std::string> gpu = gpu_of_skypilot_name(accelerator);
   if (!gpu) throw InputError(file, key, "\"" + accelerator + "\"", "a SkyPilot accelerator preflight's catalog has: " + skypilot_names_text());
   const NodeSpec* best = nullptr;
   for (const NodeSpec& n : catalog.instances()) {
     if (n.gpu.id != *gpu || n.gpus_per_node != count || (cloud && n.provider != *cloud)) continue;
+    if (n.marketplace || n.node_limit() < nodes) continue;
     if (!std::isfinite(cheapest_price(n, region))) continue;
     if (best == nullptr || cheapest_price(n, region) < cheapest_price(*best, region)) best = &n;
   }
@@ -85,7 +88,8 @@ struct Resources {
 };
 
 // `outer`: the fields around an any_of/ordered list, which each candidate takes unless it says otherwise.
-Resources read_resources(ForeignObject& r, ImportedSetup& setup, const ImportContext& context, const Resources* outer = nullptr) {
+Resources read_resources(ForeignObject& r, ImportedSetup& setup, const ImportContext& context, int nodes,
+                         const Resources* outer = nullptr) {
   Resources out;
   std::optional<std::string> cloud = r.string("cloud");
   out.region = r.string("region");
@@ -117,7 +121,7 @@ Resources read_resources(ForeignObject& r, ImportedSetup& setup, const ImportCon
         if (a.count != out.gpus_per_node) r.fail("accelerators", std::to_string(out.gpus_per_node) + " GPUs, as instance_type " + *type + " has");
         continue;
       }
-      out.machines.push_back(machine_for(a.name, a.count, cloud, out.region, *context.catalog, r.file(), r.key_of("accelerators")));
+      out.machines.push_back(machine_for(a.name, a.count, cloud, out.region, *context.catalog, r.file(), r.key_of("accelerators"), nodes));
       out.gpus_per_node = a.count;
     }
   }
@@ -136,8 +140,11 @@ void import_skypilot(const nlohmann::json& json, const std::string& file, Import
   ForeignObject doc(json, file, "");
   ImportContext context = outer;
   Resources res;
+  // The node count picks machines that can make it up; read (and checked) below with the rest.
+  const nlohmann::json* count = json.is_object() && json.contains("num_nodes") ? &json.at("num_nodes") : nullptr;
+  const int task_nodes = count != nullptr && count->is_number_integer() ? static_cast<int>(std::clamp<std::int64_t>(count->get<std::int64_t>(), 1, 100'000)) : 1;
   if (std::optional<ForeignObject> r = doc.object("resources")) {
-    res = read_resources(*r, setup, context);
+    res = read_resources(*r, setup, context, task_nodes);
     // Alternatives: `ordered` fails over in order, `any_of` takes the cheapest available.
     for (const char* key : {"ordered", "any_of"}) {
       const nlohmann::json* list = r->take(key);
@@ -145,7 +152,7 @@ void import_skypilot(const nlohmann::json& json, const std::string& file, Import
       std::set<bool> spot;
       for (std::size_t i = 0; i < list->size(); ++i) {
         ForeignObject alt((*list)[i], file, r->key_of(key) + "[" + std::to_string(i) + "]");
-        Resources a = read_resources(alt, setup, context, &res);
+        Resources a = read_resources(alt, setup, context, task_nodes, &res);
         spot.insert(a.spot.value_or(res.spot.value_or(false)));
         for (const std::string& m : a.machines) {
           if (std::find(res.machines.begin(), res.machines.end(), m) == res.machines.end()) res.machines.push_back(m);

@@ -66,10 +66,35 @@ std::optional<double> spot_median(const NodeSpec& n) {
   return p ? std::optional<double>(p->usd_per_node_hour) : std::nullopt;
 }
 
-void list_instances(const Catalog& c, bool json, std::ostream& out, std::ostream& err) {
+bool matches(const NodeSpec& n, const InstanceFilter& f) {
+  if (!f.gpu.empty() && n.gpu.id != f.gpu) return false;
+  if (!f.provider.empty() && n.provider != f.provider) return false;
+  if (f.region.empty() && f.pricing.empty() && !f.max_usd_per_hour) return true;
+  const std::optional<double> usd = cheapest_matching_quote(n, f);
+  return usd && (!f.max_usd_per_hour || *usd <= *f.max_usd_per_hour);
+}
+
+std::vector<const NodeSpec*> listed(const Catalog& c, const InstanceFilter& f) {
+  std::vector<const NodeSpec*> out;
+  for (const NodeSpec& n : c.instances()) {
+    if (matches(n, f)) out.push_back(&n);
+  }
+  return out;
+}
+
+std::string offer_notes(const NodeSpec& n) {
+  std::string notes;
+  if (n.marketplace) notes = "marketplace";
+  for (const std::string& key : n.assumed) notes += (notes.empty() ? "assumed " : ", assumed ") + key;
+  return notes.empty() ? "-" : notes;
+}
+
+void list_instances(const Catalog& c, bool json, std::ostream& out, std::ostream& err, const InstanceFilter& filter) {
+  const std::vector<const NodeSpec*> nodes = listed(c, filter);
   if (json) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const NodeSpec& n : c.instances()) {
+    for (const NodeSpec* node : nodes) {
+      const NodeSpec& n = *node;
       nlohmann::ordered_json prices = nlohmann::ordered_json::array();
       for (const PriceQuote& q : n.prices) {
         prices.push_back({{"region", q.region}, {"zone", q.zone.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(q.zone)},
@@ -81,6 +106,7 @@ void list_instances(const Catalog& c, bool json, std::ostream& out, std::ostream
                       {"intra_node_GBps_per_gpu", n.intra_node_bytes_per_second_per_gpu / 1e9},
                       {"inter_node_Gbps", n.inter_node_bits_per_second / 1e9}, {"local_nvme_GB", n.local_nvme_bytes / 1e9},
                       {"interruption_bucket", n.interruption_bucket ? nlohmann::ordered_json(*n.interruption_bucket) : nlohmann::ordered_json(nullptr)},
+                      {"offer", n.marketplace ? "marketplace" : "instance"}, {"assumed", n.assumed},
                       {"prices", prices}, {"warnings", n.warnings}, {"source", n.source}, {"as_of", n.as_of}});
     }
     nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
@@ -90,21 +116,25 @@ void list_instances(const Catalog& c, bool json, std::ostream& out, std::ostream
     out << nlohmann::ordered_json{{"instances", list}, {"skipped", skipped}}.dump(2) << "\n";
     return;
   }
-  TextTable t({"id", "GPUs", "host", "link", "network", "on-demand $/h", "spot $/h (median)", "quotes", "warnings"},
+  TextTable t({"id", "GPUs", "host", "link", "network", "on-demand $/h", "spot $/h (median)", "quotes", "warnings", "offer"},
               {Align::left, Align::left, Align::right, Align::left, Align::right, Align::right, Align::right,
-               Align::right, Align::right});
-  for (const NodeSpec& n : c.instances()) {
+               Align::right, Align::right, Align::left});
+  for (const NodeSpec* node : nodes) {
+    const NodeSpec& n = *node;
     t.add_row({n.id, std::to_string(n.gpus_per_node) + " x " + n.gpu.id, gib(n.host_memory_bytes),
                link_name(n.intra_node_link) + " " + fixed(n.intra_node_bytes_per_second_per_gpu / 1e9, 0) + " GB/s",
                fixed(n.inter_node_bits_per_second / 1e9, 0) + " Gb/s",
                usd(cheapest(n.prices, [](const PriceQuote& q) { return q.on_demand_usd_per_hour; })),
                usd(spot_median(n)),
-               std::to_string(n.prices.size()), std::to_string(n.warnings.size())});
+               std::to_string(n.prices.size()), std::to_string(n.warnings.size()), offer_notes(n)});
   }
   out << t.render() << "on-demand: the cheapest region's list price; spot: the median zone quote (flagged outliers and "
-                       "quotes at or above on-demand left out), what a plan is priced at by default; '-' = none listed\n";
-  for (const NodeSpec& n : c.instances()) {
-    for (const std::string& w : n.warnings) err << "warning: " << n.id << ": " << w << "\n";
+                       "quotes at or above on-demand left out), what a plan is priced at by default; '-' = none listed; "
+                       "offer: a marketplace of hosts' bids (searched only where search.instances names it), or what the provider "
+                       "does not document (a link read as PCIe, a network read as none)\n";
+  out << nodes.size() << " of " << c.instances().size() << " instance types\n";
+  for (const NodeSpec* n : nodes) {
+    for (const std::string& w : n->warnings) err << "warning: " << n->id << ": " << w << "\n";
   }
   for (const SkippedInstance& s : c.skipped()) {
     err << "warning: skipped " << s.provider << "/" << s.instance_type << ": " << s.reason << "\n";
@@ -137,10 +167,24 @@ void list_models(const Catalog& c, bool json, std::ostream& out) {
 
 }  // namespace
 
-std::string catalog_report(const Catalog& catalog, const std::string& what, bool json, std::ostream& warnings) {
+std::optional<double> cheapest_matching_quote(const NodeSpec& node, const InstanceFilter& f) {
+  std::optional<double> best;
+  const auto consider = [&](const std::optional<double>& usd) {
+    if (usd && (!best || *usd < *best)) best = usd;
+  };
+  for (const PriceQuote& q : node.prices) {
+    if (!f.region.empty() && q.region != f.region) continue;
+    if (f.pricing != "spot") consider(q.on_demand_usd_per_hour);
+    if (f.pricing != "on_demand" && !q.spot_outlier) consider(q.spot_usd_per_hour);
+  }
+  return best;
+}
+
+std::string catalog_report(const Catalog& catalog, const std::string& what, bool json, std::ostream& warnings,
+                           const InstanceFilter& filter) {
   std::ostringstream out;
   if (what == "gpus") list_gpus(catalog, json, out);
-  if (what == "instances") list_instances(catalog, json, out, warnings);
+  if (what == "instances") list_instances(catalog, json, out, warnings, filter);
   if (what == "models") list_models(catalog, json, out);
   return out.str();
 }

@@ -42,6 +42,7 @@ std::string plan_markdown(const Scenario& s, const Plan& p) {
       }
     }
     if (const std::string b = break_even_text(p); !b.empty()) out += "\n" + markdown_text(b) + "\n";
+    if (const std::string t = spot_prior_text(p); !t.empty()) out += "\n" + markdown_text(t) + "\n";
     if (!p.alternatives.empty()) out += "\n**Alternatives**\n\n" + markdown_table(s, p.alternatives);
     if (!p.frontier.empty()) out += "\n**Cost vs time frontier** (fastest first)\n\n" + markdown_table(s, p.frontier);
     out += "\n**Prices**\n\n";

@@ -67,6 +67,14 @@ std::vector<std::vector<std::string>> sensitivity_rows(const Plan& p) {
   return rows;
 }
 
+std::string spot_prior_text(const Plan& p) {
+  if (!p.best || p.best->run.interruptions_source != "prior") return {};
+  const RunEstimate& r = p.best->run;
+  return "spot interruptions: no data for " + p.best->node->provider + "; priced at a prior's pessimistic end, " +
+         fixed(r.interruptions_per_node_hour.value_or(0.0), 3) + " per node-hour (" + r.interruption_model +
+         "), so the plan holds if this provider reclaims as often as any shipped trace";
+}
+
 std::string break_even_text(const Plan& p) {
   if (!p.break_even) return {};
   const SpotBreakEven& b = *p.break_even;

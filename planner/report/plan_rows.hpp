@@ -22,6 +22,8 @@ std::vector<std::string> sensitivity_columns();
 std::vector<std::vector<std::string>> sensitivity_rows(const Plan& plan);
 // A spot winner's break-even interruption rate, in words; empty when there is none to say.
 std::string break_even_text(const Plan& plan);
+// Empty unless the best plan's spot interruptions come from a prior (no data for its provider).
+std::string spot_prior_text(const Plan& plan);
 
 // One line each: the scenario, its constraints, and how much the search did.
 std::vector<std::string> plan_summary(const Scenario& scenario, const Plan& plan);

@@ -41,6 +41,7 @@ std::string plan_table(const Scenario& s, const Plan& p) {
       out += "\nWhat drives the answer (the best plan with one assumption at each end)\n" + t.render("  ");
     }
     if (const std::string b = break_even_text(p); !b.empty()) out += "  " + b + "\n";
+    if (const std::string t = spot_prior_text(p); !t.empty()) out += "  " + t + "\n";
     if (!p.alternatives.empty()) out += "\nAlternatives (the best on other machines, node counts or pricing)\n" + entries_table(s, pointers(p.alternatives));
     if (!p.frontier.empty()) out += "\nCost vs time frontier (fastest first)\n" + entries_table(s, pointers(p.frontier));
     out += "\nPrices\n";

@@ -115,6 +115,7 @@ nlohmann::ordered_json run_json(const RunEstimate& r) {
                      {"survives_reclaim", r.checkpoints_survive}};
   j["preemptions_expected"] = rounded(r.outcome.interruptions_expected, 3);
   j["interruption_model"] = r.interruption_model;
+  j["interruptions"] = {{"source", r.interruptions_source}};
   j["job_interruptions_per_hour"] = rounded(r.job_interruptions_per_hour, 6);
   j["interruptions_per_node_hour"] = optional_number(r.interruptions_per_node_hour, 6);
   j["reclaim_fraction"] = rounded(r.reclaim_fraction, 4);

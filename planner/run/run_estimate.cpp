@@ -50,7 +50,9 @@ SpotModel spot_model(const Scenario& s, const NodeSpec& node, int nodes) {
   if (p.trace) {
     m.process = InterruptionProcess::replay(&*p.trace, nodes);
     m.description = "trace " + p.trace->name;
+    m.source = "trace";
   } else {
+    m.source = "scenario";
     if (p.interruptions_per_node_hour) {
       rate = *p.interruptions_per_node_hour;
       rate_basis = "scenario preemption.interruptions_per_node_hour";
@@ -60,9 +62,17 @@ SpotModel spot_model(const Scenario& s, const NodeSpec& node, int nodes) {
     } else if (node.spot_interruptions_per_node_hour) {
       rate = *node.spot_interruptions_per_node_hour;
       rate_basis = "the cluster's spot_interruptions_per_node_hour";
+    } else if (market != nullptr && market->prior) {
+      // No trace of this provider's spot: a stated prior, priced at its pessimistic end so that a
+      // spot plan chosen on it still holds if the provider reclaims as often as any trace showed.
+      rate = market->interruptions_per_node_hour.high;
+      rate_basis = "no interruption data for " + node.provider + ": " + market->basis + ", at its pessimistic end (median " +
+                   fixed(market->interruptions_per_node_hour.value, 3) + ")";
+      m.source = "prior";
     } else if (market != nullptr) {
       rate = market->interruptions_per_node_hour.value;
       rate_basis = market->basis + " (" + market->source.substr(0, market->source.find(' ')) + ")";
+      m.source = "data";
     } else {
       throw InvalidConfig("pricing", node.id + " has no spot interruption figures (the catalog lacks fitted/spot_interruptions.json): "
                                                "give preemption.interruptions_per_node_hour, a bucket or a trace");
@@ -186,6 +196,7 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
 
   const SpotModel& model = market.spot;
   r.interruption_model = spot ? model.description : "none";
+  r.interruptions_source = spot ? model.source : "none";
   r.job_interruptions_per_hour = model.process.job_rate_per_hour(c.nodes);
   r.interruptions_per_node_hour = model.rate;
   r.reclaim_fraction = model.reclaim_fraction;

@@ -58,6 +58,7 @@ struct RunEstimate {
   double egress_usd = 0.0;
   std::string egress_basis;
   std::string interruption_model;
+  std::string interruptions_source = "none";  // SpotModel::source on spot pricings
   double job_interruptions_per_hour = 0.0;
   std::optional<double> interruptions_per_node_hour;  // a Poisson model's per-node rate (empty: a trace, or none)
   double reclaim_fraction = 0.0;                      // the share of the job's nodes one reclaim takes
@@ -84,6 +85,9 @@ struct SpotModel {
   double reclaim_fraction = 0.0;
   double reacquire_hours = 0.0;
   std::string description;
+  // Where the interruption figures come from: "data" (the provider's traces), "prior" (no data: a
+  // stated prior at its pessimistic end), "scenario" (the user's rate, bucket or cluster figure), "trace".
+  std::string source;
   std::vector<RunAssumption> assumptions;
 };
 

@@ -250,6 +250,7 @@ PriceSpec read_prices(ObjectReader& r, const Catalog& catalog) {
   p.electricity_usd_per_kwh = o->optional_number("electricity_usd_per_kWh", {0.0, 10.0, false, "USD per kWh"});
   p.storage_usd_per_gb_month = o->optional_number("storage_usd_per_GB_month", {0.0, 10.0, false, "USD per GB-month"});
   p.egress_usd_per_gb = o->optional_number("egress_usd_per_GB", {0.0, 10.0, false, "USD per GB"});
+  p.max_age_days = static_cast<int>(o->optional_integer("max_age_days", 1, 36500).value_or(120));
   if (std::optional<ObjectReader> overrides = o->optional_object("overrides")) {
     for (const std::string& id : overrides->keys()) {
       ObjectReader e = overrides->object(id);

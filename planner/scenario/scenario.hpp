@@ -68,6 +68,7 @@ struct PriceSpec {
   std::optional<double> electricity_usd_per_kwh;   // owned machines: their GPUs' power, priced
   std::optional<double> storage_usd_per_gb_month;  // replaces the provider's checkpoint-storage price
   std::optional<double> egress_usd_per_gb;         // replaces the provider's egress tiers
+  int max_age_days = 120;  // a quote older than this is warned about (its age from the catalog's as_of)
 };
 
 // Data leaving the cloud when the run ends: the final weights (16-bit, or the adapters) and more.

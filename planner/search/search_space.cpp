@@ -26,9 +26,11 @@ std::vector<const NodeSpec*> searched_machines(const Scenario& s, const Catalog&
   }
   // Owned machines (on-prem nodes, workstations) cost nothing per hour and would win every open
   // search; they are searched when the scenario names them, as instances or as inline clusters.
+  // So are marketplace offers (one host's bid, which another renter can take away and which several
+  // nodes cannot be had alike): a budget is not planned on them unless the scenario asks.
   std::vector<std::string> owned;
   for (const NodeSpec& n : catalog.instances()) {
-    if (!wanted(n)) continue;
+    if (!wanted(n) || n.marketplace) continue;
     if (n.provider == "onprem" || n.provider == "local") {
       owned.push_back(n.id);
     } else {
@@ -70,11 +72,15 @@ std::vector<int> context_parallel_choices(const TrainingJob& job, int gpus, int 
 
 }  // namespace
 
-std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const TrainingJob& job, const NodeSpec& node, int gpus) {
+std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const TrainingJob& job, const NodeSpec& node, int gpus,
+                                             bool tp_asked) {
   std::vector<Parallelism> out{Parallelism{}};
   if (job.method != Method::full) return out;
   for (int tp = 1; tp <= node.gpus_per_node; tp *= 2) {
     if (model.heads % tp != 0 || model.kv_heads % tp != 0) break;
+    // A link the provider does not document is read as PCIe, too slow to trust with every layer's
+    // all-reduces: tensor parallelism over it only where the scenario fixes tp.
+    if (tp > 1 && node.link_assumed() && !tp_asked) break;
     for (int pp = 1; tp * pp <= gpus && pp <= model.layers; pp *= 2) {
       if (gpus % (tp * pp) != 0) continue;
       for (int interleave : {1, 2}) {

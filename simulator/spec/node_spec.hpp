@@ -46,6 +46,13 @@ struct NodeSpec {
   std::optional<SpotMarketFigures> spot_market;
   std::optional<ProviderStorage> storage;  // the provider's storage and egress prices; empty: owned or unknown
   std::optional<int> max_nodes;                     // an inline cluster's size
+  // Catalog keys whose values the provider does not document ("intra_node", "inter_node_Gbps"): the
+  // catalog writes their conservative reading (PCIe, a modest network) and the search does not put
+  // tensor parallelism over an assumed link unless the scenario fixes it.
+  std::vector<std::string> assumed;
+  // A marketplace offer: independent hosts' bids listed per host (Vast.ai), not a provider's fleet,
+  // so a quote can vanish and several nodes may not be had alike.
+  bool marketplace = false;
   std::vector<PriceQuote> prices;
   std::string source;
   std::string price_source;  // where the quotes come from (a price list, its commit)
@@ -54,6 +61,13 @@ struct NodeSpec {
 
   // How many of these machines one job may span: one without a network; an inline cluster's size;
   // else a bound far above any cluster a cloud rents (the largest public runs use ~2,000 nodes).
+  bool link_assumed() const {
+    for (const std::string& key : assumed) {
+      if (key == "intra_node") return true;
+    }
+    return false;
+  }
+
   int node_limit() const { return inter_node_bits_per_second > 0.0 ? max_nodes.value_or(4096) : 1; }
 };
 

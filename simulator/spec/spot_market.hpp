@@ -19,6 +19,10 @@ struct SpotMarketFigures {
   FigureRange reacquire_hours;
   FigureRange reclaim_fraction;
   int max_nodes_observed = 0;
+  // No trace of this class: the figures are a stated prior (every GPU trace pooled), and a plan
+  // prices spot on it at the rate's pessimistic end.
+  bool prior = false;
+  std::string prior_why;
   std::string basis;  // "aws multi-GPU nodes, 4 traces" or "as aws multi-GPU nodes (no shipped Azure spot trace)"
   std::string source;
   std::string as_of;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "planner/io/calibration_profile_io.hpp"
@@ -25,7 +27,41 @@ TEST(CliCatalog, InstancesTableWarnsAboutPriceTrapsOnStderr) {
   const test::CliResult r = test::run_preflight("catalog instances");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("aws/p5.48xlarge"), std::string::npos);
-  EXPECT_NE(r.err.find("aws/p5e.48xlarge: us-east-2/use2-az1: no on-demand price listed"), std::string::npos);
+  EXPECT_NE(r.err.find("aws/p5e.48xlarge: no on-demand price and no spot price in any quote: not rentable at a listed price"), std::string::npos);
+}
+
+// The filters a team shopping for machines uses: each one given holds for every row listed, and the
+// listing says how many of the catalog's types it kept.
+TEST(CliCatalog, InstanceFiltersKeepOnlyWhatMatches) {
+  const test::CliResult r = test::run_preflight("catalog instances --format json --gpu h100-80gb --pricing on_demand --max-usd-per-hour 30");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j.at("instances").empty());
+  for (const auto& n : j.at("instances")) {
+    EXPECT_EQ(n.at("gpu"), "h100-80gb");
+    double cheapest = 1e9;
+    for (const auto& q : n.at("prices")) {
+      if (!q.at("on_demand_usd_per_hour").is_null()) cheapest = std::min(cheapest, q.at("on_demand_usd_per_hour").get<double>());
+    }
+    EXPECT_LE(cheapest, 30.0) << n.at("id");
+  }
+  const test::CliResult lambda = test::run_preflight("catalog instances --provider lambda --region us-east-1");
+  ASSERT_EQ(lambda.exit_code, 0) << lambda.err;
+  EXPECT_NE(lambda.out.find("lambda/gpu_8x_h100_sxm5"), std::string::npos);
+  EXPECT_EQ(lambda.out.find("aws/"), std::string::npos);
+  EXPECT_NE(lambda.out.find(" instance types"), std::string::npos);
+  // Spot only: GCP's 1-GPU A3 High, sold only as Spot or Flex-start, is listed.
+  const test::CliResult spot = test::run_preflight("catalog instances --provider gcp --pricing spot");
+  ASSERT_EQ(spot.exit_code, 0) << spot.err;
+  EXPECT_NE(spot.out.find("gcp/a3-highgpu-1g"), std::string::npos);
+}
+
+TEST(CliCatalog, UnknownFilterValuesAreBadInput) {
+  const test::CliResult provider = test::run_preflight("catalog instances --provider lamda");
+  EXPECT_EQ(provider.exit_code, 2);
+  EXPECT_NE(provider.err.find("lambda"), std::string::npos) << provider.err;  // names what is allowed
+  EXPECT_EQ(test::run_preflight("catalog instances --gpu h1000").exit_code, 2);
+  EXPECT_EQ(test::run_preflight("catalog instances --pricing reserved").exit_code, 2);
 }
 
 TEST(CliCatalog, GpusJsonKeepsUnpublishedPeaksNull) {

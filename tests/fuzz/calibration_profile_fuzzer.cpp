@@ -36,8 +36,11 @@ const std::map<std::string, StrategyConfig>& configs() {
     }
     std::map<std::string, StrategyConfig> out;
     for (const auto& [gpu, node] : largest) {
+      // Two nodes where the machine is networked and the fixture's batch splits over them (a
+      // 16-GPU machine's 32 ranks do not divide 5040 sequences); else one.
+      const bool two = node->node_limit() >= 2 && scenario().training().global_batch_sequences % (2 * node->gpus_per_node) == 0;
       const nlohmann::json config{{"instance", node->id},
-                                  {"nodes", std::min(2, node->node_limit())},
+                                  {"nodes", two ? 2 : 1},
                                   {"sharding", "zero3"},
                                   {"offload", {{"optimizer", "cpu"}, {"params", "cpu"}}}};
       out.emplace(gpu, read_strategy_config({config, "fuzz-config", "$"}, scenario(), bundled_catalog()));

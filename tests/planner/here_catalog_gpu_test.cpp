@@ -51,9 +51,9 @@ TEST(HereCatalogGpu, DriverNamesFindTheirCatalogEntry) {
 }
 
 TEST(HereCatalogGpu, UnknownNameIsRefusedWithTheCatalogListed) {
-  const here::Probed<GpuSpec> gpu = catalog_gpu_for("NVIDIA RTX A6000", 49140 * kMiB, test::catalog().gpus());
+  const here::Probed<GpuSpec> gpu = catalog_gpu_for("NVIDIA RTX A5000", 24564 * kMiB, test::catalog().gpus());
   ASSERT_FALSE(gpu);
-  EXPECT_NE(gpu.unavailable_because().find("no catalog GPU is named like \"NVIDIA RTX A6000\""), std::string::npos)
+  EXPECT_NE(gpu.unavailable_because().find("no catalog GPU is named like \"NVIDIA RTX A5000\""), std::string::npos)
       << gpu.unavailable_because();
   EXPECT_NE(gpu.unavailable_because().find("h100-80gb"), std::string::npos);
 }

@@ -40,7 +40,10 @@ TEST(MarketData, EveryCloudMachineHasSpotFiguresInPlausibleRanges) {
     if (n.provider == "azure") {
       EXPECT_NE(f.basis.find("no shipped Azure spot trace"), std::string::npos) << f.basis;
     }
-    ASSERT_TRUE(n.storage.has_value()) << n.id;
+    EXPECT_EQ(f.prior, n.provider != "aws" && !(n.provider == "gcp" && n.gpus_per_node == 1)) << n.id;
+    // catalogs/storage.json prices the three clouds' storage; elsewhere a run says it is not priced.
+    const bool big_three = n.provider == "aws" || n.provider == "gcp" || n.provider == "azure";
+    EXPECT_TRUE(!big_three || n.storage.has_value()) << n.id;
   }
 }
 

@@ -238,6 +238,7 @@ std::string plan_html(const Scenario& s, const Plan& p, const nlohmann::ordered_
     for (const PlanEntry& e : p.alternatives) alternatives.push_back(&e);
     body += "<h2>Recommendation</h2>\n" + table(s, {&*p.best}) + "<h3>Cost</h3>\n" +
             list(cost_lines(p.best->run, p.best->config())) + "<h3>Why</h3>\n" + list(p.reasons);
+    if (const std::string t = spot_prior_text(p); !t.empty()) body += "<p class=\"warning\">" + escape(t) + "</p>\n";
     if (!p.sensitivity.empty()) {
       body += "<h3>What drives the answer</h3>\n" + sensitivity_table(p);
       if (const std::string b = break_even_text(p); !b.empty()) body += "<p>" + escape(b) + "</p>\n";
