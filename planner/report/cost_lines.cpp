@@ -22,10 +22,10 @@ std::vector<std::string> cost_lines(const RunEstimate& r, const StrategyConfig& 
   std::vector<std::string> lines;
   std::string machines = "machines " + money(o.compute_usd - electricity) + ": " + fixed(o.billed_hours, 1) + " h of " +
                          std::to_string(c.nodes) + " x " + c.instance + " at " + usd_text(r.usd_per_hour - r.electricity_usd_per_hour) +
-                         "/h";
+                         "/h" + (r.price.term != "list" ? " (at your " + r.price.term + " rate)" : "");
   if (r.fallback) {
-    machines += ", and " + fixed(o.fallback_hours, 1) + " h on demand at " + usd_text(r.inputs.fallback_usd_per_hour) +
-                "/h (in " + share_text(o.fallback_probability) + " of the trials)";
+    machines += ", and " + fixed(o.fallback_hours, 1) + " h on demand at " + usd_text(r.inputs.fallback_usd_per_hour) + "/h" +
+                (r.fallback->term != "list" ? " (your " + r.fallback->term + " rate)" : "") + " (in " + share_text(o.fallback_probability) + " of the trials)";
   }
   if (o.hours.mean > o.billed_hours + o.fallback_hours + 1e-9) {
     machines += "; " + fixed(o.hours.mean - o.billed_hours - o.fallback_hours, 1) + " h waiting for capacity, unbilled";

@@ -148,6 +148,7 @@ nlohmann::ordered_json cost_json(const RunEstimate& r, Pricing pricing) {
   j["as_of"] = r.price.as_of;
   j["price_source"] = r.price.source;
   j["price_basis"] = r.price.basis;
+  j["term"] = r.price.term;
   j["usd_per_node_hour"] = rounded(r.price.usd_per_node_hour, 4);
   j["usd_per_node_hour_range"] = {rounded(r.price.low_usd_per_node_hour, 4), rounded(r.price.high_usd_per_node_hour, 4)};
   j["quotes"] = r.price.quotes;
@@ -157,7 +158,8 @@ nlohmann::ordered_json cost_json(const RunEstimate& r, Pricing pricing) {
                      {"zone", r.fallback->zone},
                      {"as_of", r.fallback->as_of},
                      {"price_source", r.fallback->source},
-                     {"price_basis", r.fallback->basis}};
+                     {"price_basis", r.fallback->basis},
+                     {"term", r.fallback->term}};
   } else {
     j["fallback"] = nullptr;
   }

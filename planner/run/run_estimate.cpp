@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "planner/catalog/price_book.hpp"
 #include "planner/text/number_text.hpp"
 #include "simulator/economics/expected_run.hpp"
 #include "simulator/economics/interruption_process.hpp"
@@ -152,8 +153,42 @@ void price_electricity(const Scenario& s, const NodeSpec& node, const StrategyCo
 
 }  // namespace
 
+namespace {
+
+// The team's book rate where it is below what the choice pays (or where the list has no on-demand
+// quote at all): the same machine, not interrupted, at the term the book names.
+// `regions`: where the job may run (empty: anywhere).
+std::optional<PriceChoice> with_book(const Scenario& s, const NodeSpec& node, const std::vector<std::string>& regions,
+                                     std::optional<PriceChoice> list) {
+  if (!s.prices.book) return list;
+  const PriceBook& book = *s.prices.book;
+  std::optional<PriceChoice> best = list;
+  for (const std::string& region : regions.empty() ? std::vector<std::string>{""} : regions) {
+    const std::optional<BookPrice> rate = book_price(book, node, region);
+    if (!rate || (best && rate->usd_per_node_hour >= best->usd_per_node_hour)) continue;
+    PriceChoice c;
+    c.usd_per_node_hour = rate->usd_per_node_hour;
+    c.region = !rate->rate->region.empty() ? rate->rate->region : !region.empty() ? region : list ? list->region : "";
+    c.term = rate->rate->term;
+    c.basis = "your " + c.term + " rate from the price book \"" + book.name + "\"" +
+              (rate->rate->instance.empty() ? " ($" + fixed(rate->rate->usd_per_hour, 4) + " per " + node.gpu.id + " GPU-hour)" : "") +
+              (list ? ", against the list's " + usd_text(list->usd_per_node_hour) + "/h" : ", which the list does not sell on demand");
+    c.as_of = book.as_of;
+    c.source = book.source + " (" + book.file + ")";
+    c.quotes = 1;
+    c.low_usd_per_node_hour = c.high_usd_per_node_hour = c.usd_per_node_hour;
+    best = c;
+  }
+  return best;
+}
+
+}  // namespace
+
 std::optional<PriceChoice> job_price(const Scenario& s, const NodeSpec& node, const StrategyConfig& c) {
-  return choose_price(node, c.pricing, policy(s, c));
+  const PricePolicy p = policy(s, c);
+  std::optional<PriceChoice> list = choose_price(node, c.pricing, p);
+  if (c.pricing != Pricing::on_demand || p.on_demand_usd_per_hour) return list;  // a scenario override is the user's own figure
+  return with_book(s, node, p.regions, std::move(list));
 }
 
 RunMarket run_market(const Scenario& s, const NodeSpec& node, const StrategyConfig& c) {
@@ -172,6 +207,8 @@ RunMarket run_market(const Scenario& s, const NodeSpec& node, const StrategyConf
       throw InvalidConfig("pricing", "spot_with_fallback spends the deadline's slack: it needs constraints.deadline_hours");
     }
     market.fallback = fallback_price(node, *price, policy(s, c));
+    // The on-demand side where the spot quote is: at the team's rate there where it has one.
+    if (market.fallback) market.fallback = with_book(s, node, {price->region}, market.fallback);
     if (!market.fallback) {
       throw InvalidConfig("pricing", node.id + " lists no on-demand price in " + price->region + " (where its spot quote is) to fall back to");
     }

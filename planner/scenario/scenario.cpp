@@ -238,7 +238,7 @@ std::vector<std::string> one_or_list(ObjectReader& o, std::string_view one, std:
   return {};
 }
 
-PriceSpec read_prices(ObjectReader& r, const Catalog& catalog) {
+PriceSpec read_prices(ObjectReader& r, const Catalog& catalog, const fs::path& scenario_file) {
   PriceSpec p;
   std::optional<ObjectReader> o = r.optional_object("prices");
   if (!o) return p;
@@ -251,6 +251,14 @@ PriceSpec read_prices(ObjectReader& r, const Catalog& catalog) {
   p.storage_usd_per_gb_month = o->optional_number("storage_usd_per_GB_month", {0.0, 10.0, false, "USD per GB-month"});
   p.egress_usd_per_gb = o->optional_number("egress_usd_per_GB", {0.0, 10.0, false, "USD per GB"});
   p.max_age_days = static_cast<int>(o->optional_integer("max_age_days", 1, 36500).value_or(120));
+  if (const auto book = o->optional_string("book")) {
+    fs::path path = *book;
+    if (path.is_relative()) path = scenario_file.parent_path() / path;
+    if (const std::string problem = io::input_file_problem(path); !problem.empty()) {
+      o->fail("book", "the path of a readable price book (" + path.string() + " is " + problem + ")");
+    }
+    p.book = read_price_book_file(path, catalog);
+  }
   if (std::optional<ObjectReader> overrides = o->optional_object("overrides")) {
     for (const std::string& id : overrides->keys()) {
       ObjectReader e = overrides->object(id);
@@ -355,7 +363,7 @@ Scenario load_scenario(const fs::path& file, const Catalog& catalog, const nlohm
   s.search = read_search(r);
   s.checkpoint = read_checkpoint(r);
   s.preemption = read_preemption(r, file);
-  s.prices = read_prices(r, catalog);
+  s.prices = read_prices(r, catalog, s.file);
   if (s.search.fixed.region) s.prices.policy.regions = {*s.search.fixed.region};
   s.egress = read_egress(r);
   if (r.has("clusters")) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/catalog/catalog.hpp"
+#include "planner/catalog/price_book.hpp"
 #include "planner/scenario/fixed_choices.hpp"
 #include "simulator/economics/checkpoint_plan.hpp"
 #include "simulator/economics/pricing.hpp"
@@ -69,6 +70,7 @@ struct PriceSpec {
   std::optional<double> storage_usd_per_gb_month;  // replaces the provider's checkpoint-storage price
   std::optional<double> egress_usd_per_gb;         // replaces the provider's egress tiers
   int max_age_days = 120;  // a quote older than this is warned about (its age from the catalog's as_of)
+  std::optional<PriceBook> book;  // the team's own rates (prices.book)
 };
 
 // Data leaving the cloud when the run ends: the final weights (16-bit, or the adapters) and more.

@@ -78,6 +78,9 @@ std::vector<GateFailure> gate_failures(const SweepDocument& now, const std::vect
       out.push_back({c.name, "costs " + usd_text(c.now->cost_mean_usd) + " against " + usd_text(c.before->cost_mean_usd) +
                                  " in the baseline (" + rise + ", more than the " + fixed(*max_cost_increase_pct, 1) +
                                  "% allowed)" +
+                                 (c.now->price_term != c.before->price_term
+                                      ? "; not like for like: the baseline paid its " + c.before->price_term + " rate, now " + c.now->price_term
+                                      : "") +
                                  (c.plan_changed ? "; the plan changed to " + std::to_string(c.now->nodes) + " x " +
                                                        c.now->instance + ", " + c.now->strategy + ", " + c.now->pricing
                                                  : "")});

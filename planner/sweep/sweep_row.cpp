@@ -53,6 +53,7 @@ SweepRow sweep_row(const std::string& file, const Scenario& s, const Plan& plan)
   r.zone = b.run.price.zone;
   r.price_as_of = b.run.price.as_of;
   r.price_source = b.run.price.source;
+  r.price_term = b.run.price.term;
   r.cost_mean_usd = rounded(o.usd.mean, 2);
   r.cost_p90_usd = rounded(o.usd.p90, 2);
   r.hours_p50 = rounded(o.hours.p50, 3);
@@ -82,6 +83,7 @@ nlohmann::ordered_json row_json(const SweepRow& r) {
     j["zone"] = r.zone;
     j["price_as_of"] = r.price_as_of;
     j["price_source"] = r.price_source;
+    j["price_term"] = r.price_term;
     j["cost_usd"] = {{"mean", r.cost_mean_usd}, {"p90", r.cost_p90_usd}};
     j["hours"] = {{"p50", r.hours_p50}, {"p90", r.hours_p90}};
     j["p_meets_deadline"] = r.p_meets_deadline;
@@ -129,6 +131,8 @@ SweepRow row_from_json(const nlohmann::json& value, const std::string& file, con
     r.zone = optional_line("zone");
     r.price_as_of = optional_line("price_as_of");
     r.price_source = optional_line("price_source");
+    r.price_term = optional_line("price_term");
+    if (r.price_term.empty()) r.price_term = "list";
     io::ObjectReader cost = o.object("cost_usd");
     r.cost_mean_usd = cost.number("mean", {0.0, 1e15});
     r.cost_p90_usd = cost.number("p90", {0.0, 1e15});

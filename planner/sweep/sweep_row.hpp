@@ -32,6 +32,7 @@ struct SweepRow {
   std::string zone;
   std::string price_as_of;
   std::string price_source;
+  std::string price_term;  // "list" or the price book's term (rows of an older preflight: empty, read as list)
   double cost_mean_usd = 0.0;
   double cost_p90_usd = 0.0;
   double hours_p50 = 0.0;

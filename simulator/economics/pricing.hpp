@@ -38,6 +38,9 @@ struct PriceChoice {
   std::string basis;   // which quote and why, in words
   std::string as_of;
   std::string source;
+  // Which rate: "list" (the catalog's public price), or a term of the team's price book
+  // (on_demand, reserved_1y, reserved_3y, committed, credits).
+  std::string term = "list";
   int quotes = 0;  // the eligible quotes the figure was read from
   // The cheapest and dearest eligible quote: the ends of the price-zone assumption.
   double low_usd_per_node_hour = 0.0;

@@ -1,0 +1,78 @@
+#include "planner/catalog/price_book.hpp"
+
+#include "planner/catalog/catalog.hpp"
+#include "planner/catalog/price_age.hpp"
+#include "planner/io/json_reader.hpp"
+
+namespace preflight {
+
+namespace {
+
+using io::ObjectReader;
+
+BookRate read_rate(const nlohmann::json& j, const std::string& file, const std::string& path, const Catalog& catalog) {
+  ObjectReader r(j, file, path);
+  BookRate b;
+  if (r.has("instance") == r.has("gpu")) r.fail("instance", "exactly one of \"instance\" (a catalog instance id) or \"gpu\" (a catalog GPU id)");
+  if (r.has("instance")) {
+    b.instance = r.string("instance");
+    if (catalog.find_instance(b.instance) == nullptr) r.fail("instance", "a catalog instance id (see `preflight catalog instances`)");
+    if (r.has("provider")) r.fail("provider", "no provider beside an instance (its id names it)");
+  } else {
+    b.gpu = r.string("gpu");
+    if (catalog.find_gpu(b.gpu) == nullptr) r.fail("gpu", "a GPU id from the catalog: " + catalog.gpu_ids_text());
+    b.provider = r.optional_string("provider").value_or("");
+  }
+  b.region = r.optional_string("region").value_or("");
+  b.term = r.choice("term", {"on_demand", "reserved_1y", "reserved_3y", "committed", "capacity_block", "credits"});
+  if (b.term == "capacity_block") {
+    r.fail("term", "on_demand, reserved_1y, reserved_3y, committed or credits: a capacity block is billed for its whole "
+                   "duration and bought ahead, which preflight does not model yet (give its rate as on_demand only "
+                   "where your blocks always cover the run)");
+  }
+  b.usd_per_hour = r.number("usd_per_hour", {1e-4, 1e5, false, b.gpu.empty() ? "USD per machine-hour" : "USD per GPU-hour"});
+  r.finish();
+  return b;
+}
+
+bool applies(const BookRate& b, const NodeSpec& node, const std::string& region) {
+  if (!region.empty() && !b.region.empty() && b.region != region) return false;
+  if (!b.instance.empty()) return b.instance == node.id;
+  return b.gpu == node.gpu.id && (b.provider.empty() || b.provider == node.provider);
+}
+
+}  // namespace
+
+std::optional<BookPrice> book_price(const PriceBook& book, const NodeSpec& node, const std::string& region) {
+  std::optional<BookPrice> best;
+  for (const BookRate& b : book.rates) {
+    if (!applies(b, node, region)) continue;
+    const double usd = b.instance.empty() ? b.usd_per_hour * node.gpus_per_node : b.usd_per_hour;
+    if (!best || usd < best->usd_per_node_hour) best = BookPrice{usd, &b};
+  }
+  return best;
+}
+
+PriceBook read_price_book(const nlohmann::json& doc, const std::string& file, const Catalog& catalog) {
+  ObjectReader r(doc, file, "$");
+  PriceBook book;
+  book.file = file;
+  book.name = r.string("name");
+  if (!io::is_one_printable_line(book.name)) r.fail("name", "one line of printable text");
+  book.source = r.string("source");
+  book.as_of = r.string("as_of");
+  if (!days_between(book.as_of, book.as_of)) r.fail("as_of", "a date YYYY-MM-DD or YYYY-MM");
+  const nlohmann::json& rates = r.raw("rates");
+  if (!rates.is_array() || rates.empty()) r.fail("rates", "a non-empty list of rates");
+  for (std::size_t i = 0; i < rates.size(); ++i) {
+    book.rates.push_back(read_rate(rates[i], file, "$.rates[" + std::to_string(i) + "]", catalog));
+  }
+  r.finish();
+  return book;
+}
+
+PriceBook read_price_book_file(const std::filesystem::path& file, const Catalog& catalog) {
+  return read_price_book(io::parse_file(file), file.string(), catalog);
+}
+
+}  // namespace preflight
