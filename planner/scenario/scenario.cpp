@@ -158,6 +158,21 @@ Constraints read_constraints(ObjectReader& r) {
   c.budget_usd = o->optional_number("budget_usd", {0.01, 1e10, false, "USD"});
   c.min_completion_probability = o->optional_number("min_completion_probability", {0.0, 1.0, true}).value_or(0.9);
   c.vram_headroom = o->optional_number("vram_headroom", {0.0, 0.5}).value_or(memory_defaults::kDefaultVramHeadroom);
+  if (o->has("quota")) {
+    const nlohmann::json& list = o->raw("quota");
+    if (!list.is_array()) o->fail("quota", "a list of {provider, region (optional), pricing (optional), gpus}");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      ObjectReader q(list[i], r.file(), o->path_of("quota") + "[" + std::to_string(i) + "]");
+      GpuQuota g;
+      g.provider = q.string("provider");
+      g.region = q.optional_string("region");
+      g.pricing = q.optional_enum("pricing", kPricingNames);
+      if (g.pricing == Pricing::spot_with_fallback) q.fail("pricing", "on_demand or spot (a fallback plan counts against both)");
+      g.gpus = static_cast<int>(q.integer("gpus", 0, 10'000'000));
+      q.finish();
+      c.quota.push_back(std::move(g));
+    }
+  }
   o->finish();
   return c;
 }

@@ -23,11 +23,21 @@
 
 namespace preflight {
 
+// constraints.quota: at most `gpus` GPUs of a provider (in one region, on one pricing, where given)
+// at once, as the team's cloud account allows.
+struct GpuQuota {
+  std::string provider;
+  std::optional<std::string> region;
+  std::optional<Pricing> pricing;  // spot_with_fallback counts against spot and on-demand quotas alike
+  int gpus = 0;
+};
+
 struct Constraints {
   std::optional<double> deadline_hours;
   std::optional<double> budget_usd;
   double min_completion_probability = 0.9;
   double vram_headroom = 0.05;
+  std::vector<GpuQuota> quota;
 };
 
 struct SearchSpace {

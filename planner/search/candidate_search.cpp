@@ -1,6 +1,7 @@
 #include "planner/search/candidate_search.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -33,6 +34,8 @@ struct Searched {
   struct Price {
     Pricing pricing;
     double usd_per_node_hour;
+    int quota_nodes = std::numeric_limits<int>::max();  // constraints.quota's bound on this pricing
+    std::string quota;  // the quota that binds, in words (empty: none)
   };
   std::vector<Price> priced;  // the scenario's pricings the machine lists, after its adjustments
   std::vector<Pricing> unpriced;
@@ -148,7 +151,7 @@ class Screen {
         std::optional<PriceChoice> price = job_price(s_, *node, probe);
         if (price && p == Pricing::spot_with_fallback && !fallback_price(*node, *price, fallback_policy(*node))) price.reset();
         if (price) {
-          m.priced.push_back({p, price->usd_per_node_hour});
+          m.priced.push_back(quota_bound({p, price->usd_per_node_hour, std::numeric_limits<int>::max(), ""}, *node, price->region));
         } else {
           m.unpriced.push_back(p);
         }
@@ -162,6 +165,22 @@ class Screen {
       out.push_back(std::move(m));
     }
     return out;
+  }
+
+  // constraints.quota: the most nodes of this machine each quota covering its provider, the quote's
+  // region and the pricing allows (spot_with_fallback holds spot and on-demand machines alike).
+  Searched::Price quota_bound(Searched::Price price, const NodeSpec& node, const std::string& region) const {
+    for (const GpuQuota& q : s_.constraints.quota) {
+      if (q.provider != node.provider || (q.region && *q.region != region)) continue;
+      if (q.pricing && *q.pricing != price.pricing && price.pricing != Pricing::spot_with_fallback) continue;
+      const int nodes = q.gpus / node.gpus_per_node;
+      if (nodes < price.quota_nodes) {
+        price.quota_nodes = nodes;
+        price.quota = "quota of " + std::to_string(q.gpus) + " " + (q.pricing ? to_string(*q.pricing) + " " : std::string()) + "GPUs on " +
+                      q.provider + (q.region ? " in " + *q.region : std::string());
+      }
+    }
+    return price;
   }
 
   // Groups of every machine and node count; node counts whose DP degree does not divide the global
@@ -407,7 +426,14 @@ class Screen {
     std::vector<Pricing> pricings;
     for (const Searched::Price& price : m.priced) {
       const double lb_usd = lb_hours * price.usd_per_node_hour * base.nodes;
-      if (s_.constraints.budget_usd && lb_usd > *s_.constraints.budget_usd) {
+      if (base.nodes > price.quota_nodes) {
+        count(r, Verdict::invalid, 1);
+        keep_nearest(r.misses, Verdict::invalid, 0.0, true, [&] {
+          StrategyConfig c = base;
+          c.pricing = price.pricing;
+          return candidate_text(*m.node, c) + ": " + std::to_string(base.nodes * m.node->gpus_per_node) + " GPUs, over the " + price.quota;
+        });
+      } else if (s_.constraints.budget_usd && lb_usd > *s_.constraints.budget_usd) {
         count(r, Verdict::budget, 1);
         keep_nearest(r.misses, Verdict::budget, lb_usd / *s_.constraints.budget_usd - 1.0, true, [&] {
           StrategyConfig c = base;

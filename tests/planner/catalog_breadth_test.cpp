@@ -10,6 +10,7 @@
 #include <set>
 
 #include "planner/catalog/price_age.hpp"
+#include "planner/search/plan_search.hpp"
 #include "planner/search/search_space.hpp"
 #include "simulator/economics/pricing.hpp"
 #include "support/catalog.hpp"
@@ -124,6 +125,35 @@ TEST(CatalogBreadth, ProvidersWithoutTracesRunOnAPrior) {
     // The prior's pessimistic end is the highest rate any shipped GPU trace showed (AWS one-GPU: 1.39).
     EXPECT_DOUBLE_EQ(n.spot_market->interruptions_per_node_hour.high, 1.39) << id;
   }
+}
+
+// Every rentable machine type plans a small bf16 job (a GPT-2-shaped model, as the fuzzers use) alone,
+// on one node, on demand and on spot: an answer or a valid "no" with its nearest miss, never an error;
+// an answer wherever the GPU has a published bf16 peak and the type a price (V100s and T4s have no
+// bf16, the A10G and RTX 6000 Ada no published peak, p5e no listed price: each a "no" that says so).
+TEST(CatalogBreadth, EveryRentableTypePlansASmallJob) {
+  Scenario s = load_scenario(std::string(PREFLIGHT_SOURCE_DIR) + "/tests/fuzz/fixtures/small_scenario.json", test::catalog());
+  s.search.max_nodes = 1;
+  s.search.pricing = {Pricing::on_demand, Pricing::spot};
+  PlanOptions o;
+  o.run.trials = 200;
+  o.top = 0;
+  o.suggest = false;
+  int planned = 0;
+  for (const NodeSpec& n : test::catalog().instances()) {
+    if (n.prices.empty()) continue;
+    s.search.instances = {n.id};
+    try {
+      const Plan plan = search_plan(s, test::catalog(), o);
+      EXPECT_TRUE(plan.best || !plan.nearest_misses.empty()) << n.id;
+      const bool priced = choose_price(n, Pricing::on_demand, {}) || choose_price(n, Pricing::spot, {});
+      EXPECT_TRUE(plan.best || !(n.gpu.peak_tflops.bf16 && priced)) << n.id;
+      planned += plan.best ? 1 : 0;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << n.id << ": " << e.what();
+    }
+  }
+  EXPECT_GE(planned, 150);
 }
 
 TEST(PriceAge, DaysBetweenCatalogDates) {
