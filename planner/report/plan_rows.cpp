@@ -68,10 +68,14 @@ std::vector<std::vector<std::string>> sensitivity_rows(const Plan& p) {
 }
 
 std::string spot_prior_text(const Plan& p) {
-  if (!p.best || p.best->run.interruptions_source != "prior") return {};
+  if (!p.best || p.best->run.interruptions_source != "prior" || !p.best->node->spot_market) return {};
   const RunEstimate& r = p.best->run;
-  return "spot interruptions: no data for " + p.best->node->provider + "; priced at a prior's pessimistic end, " +
-         fixed(r.interruptions_per_node_hour.value_or(0.0), 3) + " per node-hour (" + r.interruption_model +
+  const FigureRange& prior = p.best->node->spot_market->interruptions_per_node_hour;
+  std::string basis = p.best->node->spot_market->basis;
+  if (basis.rfind("prior: ", 0) == 0) basis.erase(0, 7);
+  return "spot interruptions: no data for " + p.best->node->provider + "; priced at " +
+         fixed(r.interruptions_per_node_hour.value_or(prior.high), 3) + " per node-hour, the pessimistic end of a prior (" +
+         basis + ": median " + fixed(prior.value, 3) + ", " + fixed(prior.low, 3) + "-" + fixed(prior.high, 3) +
          "), so the plan holds if this provider reclaims as often as any shipped trace";
 }
 
