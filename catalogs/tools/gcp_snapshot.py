@@ -5,10 +5,10 @@ source catalog lists them as separate rows: a host row per machine type and zone
 (empty InstanceType) per GPU model, count and zone, priced for the whole count. A quote here is the
 host row plus the accelerator row of the same zone, on demand and on spot alike; a zone missing
 either is skipped. Rules:
-  * an accelerator's on-demand figure under ANOMALY_FRACTION of the 75th percentile of that
-    accelerator's regions is not a list price (the catalog mixes in another SKU: H100 at $4.20 per
-    GPU-hour in us-central1 against $9.80-12.70 in 13 other regions): that quote's on-demand is
-    dropped (null, with the reason), its spot kept;
+  * an accelerator's regional on-demand prices that fall in two clusters more than GAP_RATIO apart
+    (GCP's regional list prices step by at most ~1.3x) mix in another SKU: the lower cluster is not a
+    list price (H100 x 8 at $33.61 in 7 regions against $78-102 in 12) and its quotes' on-demand is
+    dropped (null, with the reason), their spot kept;
   * a spot figure above the quote's on-demand one is kept and flagged as an outlier (never priced
     unless the zone is pinned), as the loader's warnings say;
   * shapes GCP sells only as Spot or Flex-start (SPOT_ONLY) carry no on-demand price at all."""
@@ -20,7 +20,7 @@ import os
 from reference_csv import read_commented_csv
 from snapshot_catalog import SNAPSHOT_DIR, price, snapshot_source
 
-ANOMALY_FRACTION = 0.55
+GAP_RATIO = 1.5
 
 GCP_DOC = "cloud.google.com/compute/docs/accelerator-optimized-machines"
 NET_DOC = "cloud.google.com/compute/docs/network-bandwidth (GPU machine types table)"
@@ -72,12 +72,15 @@ NETWORK_NOTES = {
 SPOT_ONLY = {"a3-highgpu-1g", "a3-highgpu-2g", "a3-highgpu-4g"}
 
 
-def percentile75(values):
-    values = sorted(values)
-    k = 0.75 * (len(values) - 1)
-    lo = int(k)
-    hi = min(lo + 1, len(values) - 1)
-    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+def list_price_floor(values):
+    """The lowest on-demand figure taken as a list price: the bottom of the upper cluster where the
+    distinct prices have a gap wider than GAP_RATIO, else the lowest."""
+    distinct = sorted(set(values))
+    floor = distinct[0]
+    for lo, hi in zip(distinct, distinct[1:]):
+        if hi > GAP_RATIO * lo:
+            floor = hi
+    return floor
 
 
 def build_gcp(catalog_dir, gpus):
@@ -92,7 +95,7 @@ def build_gcp(catalog_dir, gpus):
     reference = {}
     for (name, count, _), r in accelerators.items():
         reference.setdefault((name, count), []).append(price(r["Price"]))
-    reference = {k: percentile75([v for v in vs if v]) for k, vs in reference.items() if any(vs)}
+    reference = {k: list_price_floor([v for v in vs if v]) for k, vs in reference.items() if any(vs)}
 
     out = {"provider": "gcp", "instances": [], "skipped": []}
     by_type = {}
@@ -108,19 +111,20 @@ def build_gcp(catalog_dir, gpus):
         if acc is None:
             out["skipped"].append({"instance_type": itype, "reason": "no %s x %d accelerator row in %s" % (acc_name, count, zone)})
             continue
-        host_od, host_spot = float(r["Price"] or 0), float(r["SpotPrice"] or 0)
+        host_od = float(r["Price"]) if r["Price"].strip() else None
+        host_spot = float(r["SpotPrice"]) if r["SpotPrice"].strip() else None
         acc_od, acc_spot = price(acc["Price"]), price(acc["SpotPrice"])
         note = []
-        on_demand = round(host_od + acc_od, 6) if acc_od is not None else None
-        spot = round(host_spot + acc_spot, 6) if acc_spot is not None else None
+        on_demand = round(host_od + acc_od, 6) if acc_od is not None and host_od is not None else None
+        spot = round(host_spot + acc_spot, 6) if acc_spot is not None and host_spot is not None else None
         if itype in SPOT_ONLY:
             on_demand = None
-        elif acc_od is not None and acc_od < ANOMALY_FRACTION * reference[(acc_name, count)]:
-            note.append("on-demand dropped: the %s x %d row ($%.4f/h) is under %d%% of its regions' 75th percentile "
-                        "($%.4f/h), not a list price" % (acc_name, count, acc_od, 100 * ANOMALY_FRACTION,
-                                                          reference[(acc_name, count)]))
+        elif acc_od is not None and acc_od < reference[(acc_name, count)]:
+            note.append("on-demand dropped: the %s x %d row ($%.4f/h) is in a cluster more than %.1fx below its other "
+                        "regions' (from $%.4f/h), not a list price" % (acc_name, count, acc_od, GAP_RATIO,
+                                                                       reference[(acc_name, count)]))
             on_demand = None
-        if host_od == 0.0:
+        if host_od == 0.0 and on_demand is not None:
             note.append("host row priced 0: the accelerator row is the whole VM")
         if on_demand is None and spot is None:
             out["skipped"].append({"instance_type": itype, "reason": "no usable price in %s (%s)" % (zone, "; ".join(note) or "none listed")})

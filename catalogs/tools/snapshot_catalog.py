@@ -18,7 +18,7 @@ import os
 import re
 
 from reference_csv import read_commented_csv
-from snapshot_hardware import MARKETPLACES, UNPRICED, gpu_for, hardware_for
+from snapshot_hardware import MARKETPLACES, MEMORY_IS_TOTAL, UNPRICED, gpu_for, hardware_for
 
 SNAPSHOT_DIR = os.path.join("snapshots", "skypilot")
 GCP = "gcp"  # priced host + accelerator per zone: gcp_snapshot.py
@@ -53,17 +53,25 @@ def number(text):
     return int(value) if value == int(value) else value
 
 
-def per_gpu_mib(info, count, catalog_gib):
-    """The GpuInfo memory read per GPU: as given, or divided by the count where it is the total."""
+def listed_mib(info):
+    """The GpuInfo's SizeInMiB (per GPU for most providers, the machine's total for some), or None."""
     m = re.search(r"[sS]ize_?[iI]n_?[mM]i[bB]'?:\s*(\d+)", info or "")
     if not m or int(m.group(1)) == 0:
         return None
     mib = int(m.group(1))
-    if mib < 1024:  # RunPod's rows put GB in the MiB field (80 for an 80 GB part)
-        mib *= 1024
-    if count > 1 and mib / 1024 > 1.5 * catalog_gib:
-        mib = mib / count
+    return mib * 1024 if mib < 1024 else mib  # RunPod's rows put GB in the MiB field (80 for an 80 GB part)
+
+
+def per_gpu_mib(mib, count, provider):
+    """Per GPU: the listed figure, or its share where the provider states the machine's total there."""
+    if mib is not None and count > 1 and provider in MEMORY_IS_TOTAL:
+        return mib / count
     return mib
+
+
+# A part whose memory says it is the catalog's other variant of the same accelerator name (Cudo's
+# "A100" rows are 80 GB parts).
+MEMORY_VARIANTS = {"a100-40gb": "a100-80gb", "a100-40gb-pcie": "a100-80gb-pcie", "v100-16gb": "v100-32gb"}
 
 
 def build_provider(catalog_dir, provider, gpus, as_of_override=None):
@@ -91,8 +99,11 @@ def build_provider(catalog_dir, provider, gpus, as_of_override=None):
             out["skipped"].append({"instance_type": itype, "reason": "GPU %s is not in the GPU catalog (%s, $%s/h)"
                                    % (r["AcceleratorName"], where, r["Price"].strip() or "-")})
             continue
+        mib = per_gpu_mib(listed_mib(r.get("GpuInfo")), count, provider)
+        other = MEMORY_VARIANTS.get(gid)
+        if mib is not None and other in gpus and abs(mib / 1024 - gpus[other]["memory_GiB"]) <= 0.1 * gpus[other]["memory_GiB"]:
+            gid = other
         gpu = gpus[gid]
-        mib = per_gpu_mib(r.get("GpuInfo"), count, gpu["memory_GiB"])
         if mib is not None and abs(mib / 1024 - gpu["memory_GiB"]) > 0.1 * gpu["memory_GiB"]:
             out["skipped"].append({"instance_type": itype, "reason": "%s with %.1f GiB per GPU where the catalog's %s has %s GiB (%s)"
                                    % (r["AcceleratorName"], mib / 1024, gid, gpu["memory_GiB"], where)})

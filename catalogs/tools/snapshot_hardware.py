@@ -32,6 +32,11 @@ MARKETPLACES = {
             "(docs.vast.ai/cli/reference/change-bid)",
 }
 
+# Providers whose GpuInfo SizeInMiB is the machine's total GPU memory, not one GPU's (Vast: equal to
+# TotalGpuMemoryInMiB; Yotta: one Gpus entry of count 1 for 2-8 GPUs; Prime Intellect: the node's
+# total in the per-GPU field). Lambda, Cudo, Seeweb, Hyperbolic, DigitalOcean and RunPod state one GPU's.
+MEMORY_IS_TOTAL = {"vast", "yotta", "primeintellect"}
+
 # Providers whose catalog rows carry no price a team can pay: every row skipped with the reason.
 UNPRICED = {
     "mithril": "the source lists $1.00 per GPU-hour on demand and on spot alike, a placeholder: Mithril "

@@ -111,6 +111,7 @@ void list_instances(const Catalog& c, bool json, std::ostream& out, std::ostream
     }
     nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
     for (const SkippedInstance& s : c.skipped()) {
+      if (!filter.provider.empty() && s.provider != filter.provider) continue;
       skipped.push_back({{"provider", s.provider}, {"instance_type", s.instance_type}, {"reason", s.reason}});
     }
     out << nlohmann::ordered_json{{"instances", list}, {"skipped", skipped}}.dump(2) << "\n";
@@ -137,6 +138,7 @@ void list_instances(const Catalog& c, bool json, std::ostream& out, std::ostream
     for (const std::string& w : n->warnings) err << "warning: " << n->id << ": " << w << "\n";
   }
   for (const SkippedInstance& s : c.skipped()) {
+    if (!filter.provider.empty() && s.provider != filter.provider) continue;
     err << "warning: skipped " << s.provider << "/" << s.instance_type << ": " << s.reason << "\n";
   }
 }

@@ -168,7 +168,7 @@ std::optional<PriceChoice> with_book(const Scenario& s, const NodeSpec& node, co
     if (!rate || (best && rate->usd_per_node_hour >= best->usd_per_node_hour)) continue;
     PriceChoice c;
     c.usd_per_node_hour = rate->usd_per_node_hour;
-    c.region = !rate->rate->region.empty() ? rate->rate->region : !region.empty() ? region : list ? list->region : "";
+    c.region = !rate->rate->region.empty() ? rate->rate->region : list ? list->region : region;
     c.term = rate->rate->term;
     c.basis = "your " + c.term + " rate from the price book \"" + book.name + "\"" +
               (rate->rate->instance.empty() ? " ($" + fixed(rate->rate->usd_per_hour, 4) + " per " + node.gpu.id + " GPU-hour)" : "") +
@@ -208,7 +208,7 @@ RunMarket run_market(const Scenario& s, const NodeSpec& node, const StrategyConf
     }
     market.fallback = fallback_price(node, *price, policy(s, c));
     // The on-demand side where the spot quote is: at the team's rate there where it has one.
-    if (market.fallback) market.fallback = with_book(s, node, {price->region}, market.fallback);
+    if (market.fallback && !policy(s, c).on_demand_usd_per_hour) market.fallback = with_book(s, node, {price->region}, market.fallback);
     if (!market.fallback) {
       throw InvalidConfig("pricing", node.id + " lists no on-demand price in " + price->region + " (where its spot quote is) to fall back to");
     }

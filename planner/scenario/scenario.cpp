@@ -375,6 +375,20 @@ Scenario load_scenario(const fs::path& file, const Catalog& catalog, const nlohm
   TrainingJob training = read_training(r, model, s.framework);
   s.workload = Workload(std::move(model), std::move(training));
   s.constraints = read_constraints(r);
+  // A quota names a provider some machine has (a misspelt one would bound nothing, silently).
+  for (std::size_t i = 0; i < s.constraints.quota.size(); ++i) {
+    const std::string& provider = s.constraints.quota[i].provider;
+    const auto& all = catalog.instances();
+    if (provider == "inline" || std::any_of(all.begin(), all.end(), [&](const NodeSpec& n) { return n.provider == provider; })) continue;
+    std::vector<std::string> providers;
+    for (const NodeSpec& n : all) {
+      if (std::find(providers.begin(), providers.end(), n.provider) == providers.end()) providers.push_back(n.provider);
+    }
+    std::string known;
+    for (const std::string& p : providers) known += (known.empty() ? "" : ", ") + p;
+    throw InputError(file.string(), "$.constraints.quota[" + std::to_string(i) + "].provider", "\"" + provider + "\"",
+                     "a provider of the catalog or inline: " + known);
+  }
   s.search = read_search(r);
   s.checkpoint = read_checkpoint(r);
   s.preemption = read_preemption(r, file);

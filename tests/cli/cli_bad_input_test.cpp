@@ -130,6 +130,8 @@ const BadInput kCases[] = {
        return ""; }, {"$.prices.overrides.aws/p9.huge", "a catalog instance id"}, "", "simulate"},
     {"plan_zero_budget", [](json& s) { s["constraints"]["budget_usd"] = 0; return ""; },
      {"$.constraints.budget_usd", "got 0", "a number from 0.01 to"}, "", "plan"},
+    {"quota_unknown_provider", [](json& s) { s["constraints"]["quota"] = {{{"provider", "AWS"}, {"gpus", 8}}}; return ""; },
+     {"$.constraints.quota[0].provider", "\"AWS\"", "aws"}, "", "plan"},
     {"plan_gpu_nobody_rents", [](json& s) { s["search"] = {{"gpus", {"h800-80gb"}}}; return ""; },
      {"$.search.gpus"}, "", "plan"},
     {"tp_not_dividing_heads", [](json& s) { s["config"]["parallelism"] = {{"tp", 3}}; s["config"]["sharding"] = "ddp"; return ""; },
