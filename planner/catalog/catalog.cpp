@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cctype>
 
 #include "planner/catalog/hf_model_config.hpp"
+#include "planner/catalog/price_age.hpp"
 #include "planner/io/json_reader.hpp"
 #include "simulator/economics/interruption_process.hpp"
 #include "simulator/spec/errors.hpp"
@@ -24,19 +24,9 @@ using io::ObjectReader;
 namespace {
 
 
-// YYYY-MM or YYYY-MM-DD.
-bool is_date(const std::string& s) {
-  if (s.size() != 7 && s.size() != 10) return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const bool dash = i == 4 || i == 7;
-    if (dash ? s[i] != '-' : !std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-  }
-  return true;
-}
-
 std::string read_as_of(ObjectReader& r) {
   const std::string as_of = r.string("as_of");
-  if (!is_date(as_of)) r.fail("as_of", "a date YYYY-MM-DD or YYYY-MM");
+  if (!is_catalog_date(as_of)) r.fail("as_of", "a date YYYY-MM-DD or YYYY-MM");
   return as_of;
 }
 

@@ -37,7 +37,7 @@ std::string class_key(const std::string& provider, const std::string& count) { r
 
 std::string class_words(const std::string& key) {
   const std::size_t space = key.find(' ');
-  return (key.substr(0, space) == "*" ? std::string("other providers'") : key.substr(0, space)) + (key.substr(space + 1) == "one" ? " one-GPU nodes" : " multi-GPU nodes");
+  return key.substr(0, space) + (key.substr(space + 1) == "one" ? " one-GPU nodes" : " multi-GPU nodes");
 }
 
 }  // namespace
@@ -126,7 +126,7 @@ SpotMarketTable read_spot_market(const std::filesystem::path& file) {
     if (reacquire_traces == 0 && reacquire_note.empty()) r.fail("reacquire_traces", "at least 1, or reacquire_borrowed_from");
     f.max_nodes_observed = static_cast<int>(r.integer("max_nodes_observed", 1, 100000000));
     f.reclaim_fraction = reclaim;
-    f.basis = f.prior ? "prior: every GPU trace pooled (" + std::to_string(traces) + " traces), " + f.prior_why
+    f.basis = f.prior ? "every GPU trace pooled (" + std::to_string(traces) + " traces), " + f.prior_why
                       : class_words(key) + ", " + std::to_string(traces) + " trace" + (traces == 1 ? "" : "s") + reacquire_note;
     f.source = source;
     f.as_of = as_of;

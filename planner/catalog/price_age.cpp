@@ -24,6 +24,8 @@ std::optional<std::chrono::sys_days> date_of(const std::string& text) {
 
 }  // namespace
 
+bool is_catalog_date(const std::string& text) { return date_of(text).has_value(); }
+
 std::optional<int> days_between(const std::string& as_of, const std::string& today) {
   const std::optional<std::chrono::sys_days> from = date_of(as_of), to = date_of(today);
   if (!from || !to) return std::nullopt;

@@ -10,6 +10,9 @@
 
 namespace preflight {
 
+// A catalog date: YYYY-MM-DD or YYYY-MM, a real day of the calendar.
+bool is_catalog_date(const std::string& text);
+
 // Whole days from `as_of` (YYYY-MM-DD or YYYY-MM, read as its first day) to `today`; empty when
 // either is not such a date.
 std::optional<int> days_between(const std::string& as_of, const std::string& today);

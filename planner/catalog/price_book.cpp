@@ -61,7 +61,7 @@ PriceBook read_price_book(const nlohmann::json& doc, const std::string& file, co
   if (!io::is_one_printable_line(book.name)) r.fail("name", "one line of printable text");
   book.source = r.string("source");
   book.as_of = r.string("as_of");
-  if (!days_between(book.as_of, book.as_of)) r.fail("as_of", "a date YYYY-MM-DD or YYYY-MM");
+  if (!is_catalog_date(book.as_of)) r.fail("as_of", "a date YYYY-MM-DD or YYYY-MM");
   const nlohmann::json& rates = r.raw("rates");
   if (!rates.is_array() || rates.empty()) r.fail("rates", "a non-empty list of rates");
   for (std::size_t i = 0; i < rates.size(); ++i) {

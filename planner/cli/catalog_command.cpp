@@ -1,11 +1,11 @@
 // `preflight catalog`: the GPUs, instances or models of the catalog.
 
-#include <algorithm>
 #include <memory>
 #include <ostream>
 
 #include "planner/cli/common_options.hpp"
 #include "planner/io/output_file.hpp"
+#include "planner/catalog/catalog_providers.hpp"
 #include "planner/report/catalog_report.hpp"
 #include "simulator/spec/errors.hpp"
 
@@ -28,16 +28,8 @@ int run_catalog(const CatalogOptions& options, std::ostream& out, std::ostream& 
   if (!filter.gpu.empty() && catalog.find_gpu(filter.gpu) == nullptr) {
     throw InputError("--gpu", "", "\"" + filter.gpu + "\"", "a GPU id from the catalog: " + catalog.gpu_ids_text());
   }
-  if (!filter.provider.empty()) {
-    std::vector<std::string> providers;
-    for (const NodeSpec& n : catalog.instances()) {
-      if (std::find(providers.begin(), providers.end(), n.provider) == providers.end()) providers.push_back(n.provider);
-    }
-    if (std::find(providers.begin(), providers.end(), filter.provider) == providers.end()) {
-      std::string known;
-      for (const std::string& p : providers) known += (known.empty() ? "" : ", ") + p;
-      throw InputError("--provider", "", "\"" + filter.provider + "\"", "a provider of the catalog: " + known);
-    }
+  if (!filter.provider.empty() && !has_provider(catalog, filter.provider)) {
+    throw InputError("--provider", "", "\"" + filter.provider + "\"", "a provider of the catalog: " + catalog_providers_text(catalog));
   }
   io::write_output(options.output.out, catalog_report(catalog, options.what, options.output.format == "json", err, filter), out);
   return 0;

@@ -71,8 +71,7 @@ std::string spot_prior_text(const Plan& p) {
   if (!p.best || p.best->run.interruptions_source != "prior" || !p.best->node->spot_market) return {};
   const RunEstimate& r = p.best->run;
   const FigureRange& prior = p.best->node->spot_market->interruptions_per_node_hour;
-  std::string basis = p.best->node->spot_market->basis;
-  if (basis.rfind("prior: ", 0) == 0) basis.erase(0, 7);
+  const std::string& basis = p.best->node->spot_market->basis;
   return "spot interruptions: no data for " + p.best->node->provider + "; priced at " +
          fixed(r.interruptions_per_node_hour.value_or(prior.high), 3) + " per node-hour, the pessimistic end of a prior (" +
          basis + ": median " + fixed(prior.value, 3) + ", " + fixed(prior.low, 3) + "-" + fixed(prior.high, 3) +

@@ -67,7 +67,7 @@ SpotModel spot_model(const Scenario& s, const NodeSpec& node, int nodes) {
       // No trace of this provider's spot: a stated prior, priced at its pessimistic end so that a
       // spot plan chosen on it still holds if the provider reclaims as often as any trace showed.
       rate = market->interruptions_per_node_hour.high;
-      rate_basis = "no interruption data for " + node.provider + ": " + market->basis + ", at its pessimistic end (median " +
+      rate_basis = "no interruption data for " + node.provider + ": a prior, " + market->basis + ", at its pessimistic end (median " +
                    fixed(market->interruptions_per_node_hour.value, 3) + ")";
       m.source = "prior";
     } else if (market != nullptr) {
@@ -150,10 +150,6 @@ void price_electricity(const Scenario& s, const NodeSpec& node, const StrategyCo
   const double kw = static_cast<double>(c.nodes * node.gpus_per_node) * *node.gpu.board_power_watts * busy / 1000.0;
   r.electricity_usd_per_hour = kw * *s.prices.electricity_usd_per_kwh;
 }
-
-}  // namespace
-
-namespace {
 
 // The team's book rate where it is below what the choice pays (or where the list has no on-demand
 // quote at all): the same machine, not interrupted, at the term the book names.

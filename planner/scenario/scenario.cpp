@@ -1,5 +1,7 @@
 #include "planner/scenario/scenario.hpp"
 
+#include "planner/catalog/catalog_providers.hpp"
+
 #include "simulator/model/stack_habits.hpp"
 
 #include <algorithm>
@@ -378,16 +380,9 @@ Scenario load_scenario(const fs::path& file, const Catalog& catalog, const nlohm
   // A quota names a provider some machine has (a misspelt one would bound nothing, silently).
   for (std::size_t i = 0; i < s.constraints.quota.size(); ++i) {
     const std::string& provider = s.constraints.quota[i].provider;
-    const auto& all = catalog.instances();
-    if (provider == "inline" || std::any_of(all.begin(), all.end(), [&](const NodeSpec& n) { return n.provider == provider; })) continue;
-    std::vector<std::string> providers;
-    for (const NodeSpec& n : all) {
-      if (std::find(providers.begin(), providers.end(), n.provider) == providers.end()) providers.push_back(n.provider);
-    }
-    std::string known;
-    for (const std::string& p : providers) known += (known.empty() ? "" : ", ") + p;
+    if (provider == "inline" || has_provider(catalog, provider)) continue;
     throw InputError(file.string(), "$.constraints.quota[" + std::to_string(i) + "].provider", "\"" + provider + "\"",
-                     "a provider of the catalog or inline: " + known);
+                     "a provider of the catalog or inline: " + catalog_providers_text(catalog));
   }
   s.search = read_search(r);
   s.checkpoint = read_checkpoint(r);
