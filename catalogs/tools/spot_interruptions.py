@@ -221,7 +221,9 @@ def derive(shared):
         out_classes.append({"provider": provider, "gpus_per_node": count, "prior": True, "why": why,
                             "interruptions_per_node_hour": spread(pooled_rates), "rate_traces": len(pooled_rates),
                             "reacquire_hours": spread(pooled_reacquire), "reacquire_traces": len(pooled_reacquire),
-                            "max_nodes_observed": max(c["max_nodes"] for c in classes.values())})
+                            # Obtainability is a property of the machine class: a prior for multi-GPU
+                            # machines takes the most multi-GPU nodes any trace held, not a one-GPU fleet's.
+                            "max_nodes_observed": max(c["max_nodes"] for k, c in classes.items() if k[1] == count)})
 
     shares = [s for _, s, _ in fractions]
     doc = {

@@ -1,5 +1,6 @@
 #include "planner/report/cost_lines.hpp"
 
+#include "planner/run/block_purchase.hpp"
 #include "planner/text/number_text.hpp"
 
 namespace preflight {
@@ -27,7 +28,14 @@ std::vector<std::string> cost_lines(const RunEstimate& r, const StrategyConfig& 
     machines += ", and " + fixed(o.fallback_hours, 1) + " h on demand at " + usd_text(r.inputs.fallback_usd_per_hour) + "/h" +
                 (r.fallback->term != "list" ? " (your " + r.fallback->term + " rate)" : "") + " (in " + share_text(o.fallback_probability) + " of the trials)";
   }
-  if (o.hours.mean > o.billed_hours + o.fallback_hours + 1e-9) {
+  if (r.block_nodes > 0) {
+    // Billed whole: the block's span, not the run's hours, is what the machines cost.
+    machines = "machines " + money(o.compute_usd) + ": a " + hours_text(o.block_hours) + " h capacity block of " +
+               std::to_string(r.block_nodes) + " x " + c.instance + " at " + usd_text(r.usd_per_hour) + "/h (your capacity_block rate), billed whole" +
+               (o.billed_hours > o.block_hours + 1e-9 ? " and extended to " + fixed(o.billed_hours, 1) + " h on average" : "") +
+               "; " + block_lead_text(r.inputs.start_delay_hours) + ", so the run ends " +
+               fixed(o.hours.mean, 1) + " h from now";
+  } else if (o.hours.mean > o.billed_hours + o.fallback_hours + 1e-9) {
     machines += "; " + fixed(o.hours.mean - o.billed_hours - o.fallback_hours, 1) + " h waiting for capacity, unbilled";
   }
   lines.push_back(machines);

@@ -152,6 +152,11 @@ nlohmann::ordered_json cost_json(const RunEstimate& r, Pricing pricing) {
   j["usd_per_node_hour"] = rounded(r.price.usd_per_node_hour, 4);
   j["usd_per_node_hour_range"] = {rounded(r.price.low_usd_per_node_hour, 4), rounded(r.price.high_usd_per_node_hour, 4)};
   j["quotes"] = r.price.quotes;
+  if (r.block_nodes > 0) {
+    j["capacity_block"] = {{"hours", rounded(o.block_hours, 2)}, {"nodes", r.block_nodes}, {"lead_hours", rounded(r.inputs.start_delay_hours, 2)}};
+  } else {
+    j["capacity_block"] = nullptr;
+  }
   if (r.fallback) {
     j["fallback"] = {{"usd_per_node_hour", rounded(r.fallback->usd_per_node_hour, 4)},
                      {"region", r.fallback->region},

@@ -4,7 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "planner/catalog/price_book.hpp"
+#include "planner/run/block_purchase.hpp"
+#include "planner/run/book_choice.hpp"
 #include "planner/text/number_text.hpp"
 #include "simulator/economics/expected_run.hpp"
 #include "simulator/economics/interruption_process.hpp"
@@ -153,29 +154,12 @@ void price_electricity(const Scenario& s, const NodeSpec& node, const StrategyCo
 
 // The team's book rate where it is below what the choice pays (or where the list has no on-demand
 // quote at all): the same machine, not interrupted, at the term the book names.
-// `regions`: where the job may run (empty: anywhere).
-std::optional<PriceChoice> with_book(const Scenario& s, const NodeSpec& node, const std::vector<std::string>& regions,
+// `regions`: where the job may run (empty: anywhere); `nodes`: how many machines it holds.
+std::optional<PriceChoice> with_book(const Scenario& s, const NodeSpec& node, const std::vector<std::string>& regions, int nodes,
                                      std::optional<PriceChoice> list) {
   if (!s.prices.book) return list;
-  const PriceBook& book = *s.prices.book;
-  std::optional<PriceChoice> best = list;
-  for (const std::string& region : regions.empty() ? std::vector<std::string>{""} : regions) {
-    const std::optional<BookPrice> rate = book_price(book, node, region);
-    if (!rate || (best && rate->usd_per_node_hour >= best->usd_per_node_hour)) continue;
-    PriceChoice c;
-    c.usd_per_node_hour = rate->usd_per_node_hour;
-    c.region = !rate->rate->region.empty() ? rate->rate->region : list ? list->region : region;
-    c.term = rate->rate->term;
-    c.basis = "your " + c.term + " rate from the price book \"" + book.name + "\"" +
-              (rate->rate->instance.empty() ? " ($" + fixed(rate->rate->usd_per_hour, 4) + " per " + node.gpu.id + " GPU-hour)" : "") +
-              (list ? ", against the list's " + usd_text(list->usd_per_node_hour) + "/h" : ", which the list does not sell on demand");
-    c.as_of = book.as_of;
-    c.source = book.source + " (" + book.file + ")";
-    c.quotes = 1;
-    c.low_usd_per_node_hour = c.high_usd_per_node_hour = c.usd_per_node_hour;
-    best = c;
-  }
-  return best;
+  std::optional<PriceChoice> rate = book_choice(*s.prices.book, node, regions, nodes, false, list);
+  return rate && (!list || rate->usd_per_node_hour < list->usd_per_node_hour) ? rate : list;
 }
 
 }  // namespace
@@ -184,7 +168,13 @@ std::optional<PriceChoice> job_price(const Scenario& s, const NodeSpec& node, co
   const PricePolicy p = policy(s, c);
   std::optional<PriceChoice> list = choose_price(node, c.pricing, p);
   if (c.pricing != Pricing::on_demand || p.on_demand_usd_per_hour) return list;  // a scenario override is the user's own figure
-  return with_book(s, node, p.regions, std::move(list));
+  return with_book(s, node, p.regions, c.nodes, std::move(list));
+}
+
+std::optional<PriceChoice> job_block(const Scenario& s, const NodeSpec& node, const StrategyConfig& c) {
+  const PricePolicy p = policy(s, c);
+  if (c.pricing != Pricing::on_demand || p.on_demand_usd_per_hour) return std::nullopt;
+  return block_choice(s, node, p.regions, choose_price(node, Pricing::on_demand, p));
 }
 
 RunMarket run_market(const Scenario& s, const NodeSpec& node, const StrategyConfig& c) {
@@ -204,12 +194,13 @@ RunMarket run_market(const Scenario& s, const NodeSpec& node, const StrategyConf
     }
     market.fallback = fallback_price(node, *price, policy(s, c));
     // The on-demand side where the spot quote is: at the team's rate there where it has one.
-    if (market.fallback && !policy(s, c).on_demand_usd_per_hour) market.fallback = with_book(s, node, {price->region}, market.fallback);
+    if (market.fallback && !policy(s, c).on_demand_usd_per_hour) market.fallback = with_book(s, node, {price->region}, c.nodes, market.fallback);
     if (!market.fallback) {
       throw InvalidConfig("pricing", node.id + " lists no on-demand price in " + price->region + " (where its spot quote is) to fall back to");
     }
   }
   if (spot) market.spot = spot_model(s, node, c.nodes);
+  market.block = job_block(s, node, c);
   return market;
 }
 
@@ -327,6 +318,9 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
     const double floor_usd = quickest * (in.usd_per_hour + in.storage_usd_per_hour) + in.fixed_usd;
     r.lower_bound_usd = in.interruptions.memoryless() ? std::max(floor_usd, monte_carlo_cost_bound(in)) : floor_usd;
   }
+
+  if (market.block) consider_block(s, *market.block, c, r);
+  price = &r.price;
 
   if (price->quotes > 1 && price->high_usd_per_node_hour > price->low_usd_per_node_hour) {
     r.assumptions.push_back({"price zone", "USD per node-hour", price->usd_per_node_hour, price->low_usd_per_node_hour,

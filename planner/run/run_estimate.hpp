@@ -51,6 +51,7 @@ struct RunEstimate {
   PriceChoice price;                 // per node-hour (spot_with_fallback: its spot side)
   std::optional<PriceChoice> fallback;  // spot_with_fallback: the on-demand price it falls back to
   double usd_per_hour = 0.0;         // the whole job's machines (electricity included where owned)
+  int block_nodes = 0;               // on a capacity block: the nodes it holds (and bills), else 0
   double electricity_usd_per_hour = 0.0;
   double storage_usd_per_hour = 0.0;  // checkpoint storage, per wall-clock hour
   std::string storage_basis;          // the offer and its price, or why it is free or unpriced
@@ -75,6 +76,9 @@ struct RunEstimate {
 // The price a config pays per node-hour, after the scenario's overrides, discount, regions and zones;
 // empty when the machine lists none for the config's pricing.
 std::optional<PriceChoice> job_price(const Scenario& scenario, const NodeSpec& node, const StrategyConfig& config);
+// The price book's capacity block an on-demand config may run on (block_purchase.hpp), per node-hour;
+// empty for other pricings, under a scenario's price override, or without a block row for the machine.
+std::optional<PriceChoice> job_block(const Scenario& scenario, const NodeSpec& node, const StrategyConfig& config);
 
 // How spot interruptions arrive for this job, and the wait for capacity after each: the scenario's
 // trace, rate or bucket, else an inline cluster's own rate, else the traces' figures for the
@@ -97,6 +101,9 @@ struct RunMarket {
   PriceChoice price;
   std::optional<PriceChoice> fallback;  // spot_with_fallback: the on-demand price it falls back to
   SpotModel spot;                       // on spot pricings; none on demand
+  // On demand: the price book's capacity block for the machine, which a run takes where its hours
+  // make the whole block cheaper than `price` (block_purchase.hpp).
+  std::optional<PriceChoice> block;
 };
 // Throws InvalidConfig("pricing", ...) when the machine has no price for the config's pricing (or,
 // for spot_with_fallback, no on-demand price where its spot quote is, or no deadline).

@@ -150,8 +150,14 @@ class Screen {
         probe.pricing = p;
         std::optional<PriceChoice> price = job_price(s_, *node, probe);
         if (price && p == Pricing::spot_with_fallback && !fallback_price(*node, *price, fallback_policy(*node))) price.reset();
+        // A capacity block below the hourly rate bounds what the config may pay per node-hour.
+        if (const std::optional<PriceChoice> block = job_block(s_, *node, probe);
+            price && block && block->usd_per_node_hour < price->usd_per_node_hour) {
+          price->usd_per_node_hour = block->usd_per_node_hour;
+        }
         if (price) {
-          m.priced.push_back(quota_bound({p, price->usd_per_node_hour, std::numeric_limits<int>::max(), ""}, *node, price->region));
+          m.priced.push_back(
+              obtainable_bound(quota_bound({p, price->usd_per_node_hour, std::numeric_limits<int>::max(), ""}, *node, price->region), *node));
         } else {
           m.unpriced.push_back(p);
         }
@@ -179,6 +185,21 @@ class Screen {
         price.quota = "quota of " + std::to_string(q.gpus) + " " + (q.pricing ? to_string(*q.pricing) + " " : std::string()) + "GPUs on " +
                       q.provider + (q.region ? " in " + *q.region : std::string());
       }
+    }
+    return price;
+  }
+
+  // Spot obtainability: a job that needs more spot nodes of a class at once than any shipped trace of
+  // it ever held has no data for whether they can be had, or how long a reclaimed one takes to come
+  // back. It is refused (as a quota would refuse it) unless the scenario brings its own trace or
+  // re-acquire time.
+  Searched::Price obtainable_bound(Searched::Price price, const NodeSpec& node) const {
+    if (price.pricing == Pricing::on_demand || !node.spot_market || s_.preemption.trace || s_.preemption.reacquire_hours) return price;
+    const int most = node.spot_market->max_nodes_observed;
+    if (most < price.quota_nodes) {
+      price.quota_nodes = most;
+      price.quota = std::to_string(most) + " spot node" + (most == 1 ? "" : "s") + " at once that any shipped trace of its class held (" +
+                    node.spot_market->basis + "; preemption.trace or preemption.reacquire_hours plans more)";
     }
     return price;
   }
@@ -503,7 +524,8 @@ class Screen {
     const auto label = [&] { return candidate_text(*m.node, entry.config()); };
     const double hours = entry.run.outcome.failure_free_hours;
     // Missed even if the step time is at the fast end of its interval (the Monte Carlo's fastest stratum).
-    const double fastest_hours = hours * fastest_step_time_multiplier(entry.run.inputs.step_interval);
+    // (A capacity block's lead comes first.)
+    const double fastest_hours = hours * fastest_step_time_multiplier(entry.run.inputs.step_interval) + entry.run.inputs.start_delay_hours;
     if (s_.constraints.deadline_hours && fastest_hours > *s_.constraints.deadline_hours) {
       entry.verdict = Verdict::deadline;
       keep_nearest(r.misses, Verdict::deadline, hours / *s_.constraints.deadline_hours - 1.0, false, [&] { return label() + ": needs " + fixed(hours, 1) + " h without a single interruption"; });

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "simulator/economics/capacity_block.hpp"
 #include "simulator/spec/enum_names.hpp"
 #include "simulator/spec/node_spec.hpp"
 #include "simulator/spec/strategy_config.hpp"
@@ -39,8 +40,9 @@ struct PriceChoice {
   std::string as_of;
   std::string source;
   // Which rate: "list" (the catalog's public price), or a term of the team's price book
-  // (on_demand, reserved_1y, reserved_3y, committed, credits).
+  // (on_demand, reserved_1y, reserved_3y, committed, capacity_block, credits).
   std::string term = "list";
+  std::optional<CapacityBlockTerms> block = std::nullopt;  // term capacity_block: the spans and sizes sold, the lead
   int quotes = 0;  // the eligible quotes the figure was read from
   // The cheapest and dearest eligible quote: the ends of the price-zone assumption.
   double low_usd_per_node_hour = 0.0;

@@ -337,26 +337,37 @@ RunOutcome RunMonteCarlo::outcome() const {
   std::vector<double> hours, usd;
   hours.reserve(results.size());
   usd.reserve(results.size());
+  for (const Trial& t : results) hours.push_back(t.hours);
+  std::vector<double> ranked = hours;
+  if (!in.block_hours.empty()) {
+    // The block is bought before the run, for the hours it needs with the target probability.
+    const double need = percentile(ranked, in.target_probability);
+    const auto covering = std::lower_bound(in.block_hours.begin(), in.block_hours.end(), need);
+    out.block_hours = covering != in.block_hours.end() ? *covering : in.block_hours.back();
+  }
   double interruptions = 0.0, compute = 0.0, storage = 0.0, billed = 0.0, fallback = 0.0;
   int on_time = 0, fell_back = 0, unfinished = 0;
-  for (const Trial& t : results) {
-    hours.push_back(t.hours);
-    const double machines = t.billed_hours() * in.usd_per_hour + t.fallback_hours * in.fallback_usd_per_hour;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Trial& t = results[i];
+    const double held = std::max(t.billed_hours(), out.block_hours);
+    const double machines = held * in.usd_per_hour + t.fallback_hours * in.fallback_usd_per_hour;
     usd.push_back(machines + t.hours * in.storage_usd_per_hour + in.fixed_usd);
     compute += machines;
     storage += t.hours * in.storage_usd_per_hour;
-    billed += t.billed_hours();
+    billed += held;
     fallback += t.fallback_hours;
     if (t.fallback_hours > 0.0) ++fell_back;
     interruptions += t.interruptions;
+    // The wait for a block's start is part of the wall time the deadline counts.
+    hours[i] += in.start_delay_hours;
     // Without a deadline, "on time" is finishing at all.
     if (t.unfinished) {
       ++unfinished;
-    } else if (in.deadline_hours <= 0.0 || t.hours <= in.deadline_hours) {
+    } else if (in.deadline_hours <= 0.0 || hours[i] <= in.deadline_hours) {
       ++on_time;
     }
   }
-  std::vector<double> ranked = hours;
+  ranked = hours;
   out.hours = distribution(hours, ranked);
   out.hours_at_target = percentile(ranked, in.target_probability);
   const auto [fastest, slowest] = std::minmax_element(hours.begin(), hours.end());

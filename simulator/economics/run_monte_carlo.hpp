@@ -34,6 +34,13 @@ struct RunInputs {
   double fallback_usd_per_hour = 0.0;
   double storage_usd_per_hour = 0.0;  // checkpoint storage, per wall-clock hour until the run ends
   double fixed_usd = 0.0;             // once per run (egress of the final weights)
+  // A capacity block (capacity_block.hpp): the spans sold, ascending. The Monte Carlo buys the
+  // shortest that covers the run's hours at target_probability (the longest when none does) and bills
+  // every trial for the longer of its run and that block, at usd_per_hour. Empty: billed by the hour.
+  std::vector<double> block_hours;
+  // Wall time before the run can start (a block bought ahead): nothing held, nothing billed, and it
+  // counts against the deadline.
+  double start_delay_hours = 0.0;
   InterruptionProcess interruptions;
   double deadline_hours = 0.0;  // 0: none
   double target_probability = 0.9;  // the quantile reported as hours_at_target
@@ -71,6 +78,7 @@ struct RunOutcome {
   double histogram_start_hours = 0.0;
   double histogram_bin_hours = 0.0;
   double failure_free_hours = 0.0;  // compute plus checkpoint stalls, no interruption, at the predicted step time
+  double block_hours = 0.0;         // the capacity block bought (0: none)
 };
 
 // Hours of one uninterrupted run: compute plus one stall per checkpoint taken.

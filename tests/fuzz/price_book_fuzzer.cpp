@@ -32,7 +32,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   holds_contract("book_price", [&] {
     for (const NodeSpec& n : bundled_catalog().instances()) {
       for (const std::string& region : {std::string(), n.prices.empty() ? std::string() : n.prices.front().region}) {
-        if (const std::optional<BookPrice> p = book_price(*book, n, region); p && !(p->usd_per_node_hour > 0.0)) std::abort();
+        if (const std::optional<BookPrice> p = book_price(*book, n, region, 1); p && !(p->usd_per_node_hour > 0.0)) std::abort();
+        // A capacity block names at least one span, and the span bought covers the hours asked.
+        if (const std::optional<BookPrice> p = book_price(*book, n, region, 1, true); p) {
+          if (!(p->usd_per_node_hour > 0.0) || !p->rate->block || p->rate->block->durations_hours.empty()) std::abort();
+          if (const std::optional<double> span = block_duration(*p->rate->block, 30.0); span && *span < 30.0) std::abort();
+        }
       }
     }
   }, one_of({file}));

@@ -10,23 +10,17 @@
 
 #include "simulator/economics/expected_run.hpp"
 #include "simulator/economics/run_monte_carlo.hpp"
+#include "support/uninterrupted_run.hpp"
 
 namespace preflight {
 namespace {
 
 double cents(double usd) { return std::round(usd * 100.0) / 100.0; }
 
-RunInputs uninterrupted(double hours, double usd_per_hour) {
-  RunInputs in;
-  in.steps = 1000;
-  in.step_seconds = hours * 3600.0 / 1000.0;
-  in.usd_per_hour = usd_per_hour;
-  in.interruptions = InterruptionProcess::none();
-  return in;
-}
+using test::uninterrupted_run;
 
 TEST(RunCost, HundredHoursOnDemandAt32) {
-  const RunOutcome r = simulate_run(uninterrupted(100.0, 32.0));
+  const RunOutcome r = simulate_run(uninterrupted_run(100.0, 32.0));
   EXPECT_DOUBLE_EQ(r.hours.mean, 100.0);
   EXPECT_EQ(cents(r.usd.mean), 3200.00);
   EXPECT_EQ(cents(r.usd.p90), 3200.00);
@@ -34,7 +28,7 @@ TEST(RunCost, HundredHoursOnDemandAt32) {
 }
 
 TEST(RunCost, EightyTwoHoursSpotAt12_80WithoutInterruption) {
-  RunInputs in = uninterrupted(82.0, 12.80);
+  RunInputs in = uninterrupted_run(82.0, 12.80);
   in.interruptions = InterruptionProcess::poisson(0.0);  // a spot market that never interrupts
   const RunOutcome r = simulate_run(in);
   EXPECT_EQ(cents(r.usd.mean), 1049.60);
@@ -43,7 +37,7 @@ TEST(RunCost, EightyTwoHoursSpotAt12_80WithoutInterruption) {
 
 // Checkpoint stalls are paid for: 10 checkpoints of 6 minutes on a 10-hour run add one hour.
 TEST(RunCost, CheckpointStallsAddToTheBill) {
-  RunInputs in = uninterrupted(10.0, 10.0);
+  RunInputs in = uninterrupted_run(10.0, 10.0);
   in.checkpoint.interval_steps = 91;  // 1000 steps -> checkpoints after steps 91, 182, ..., 910: 10 of them
   in.checkpoint.stall_seconds = 360.0;
   const RunOutcome r = simulate_run(in);
@@ -53,7 +47,7 @@ TEST(RunCost, CheckpointStallsAddToTheBill) {
 
 // The deadline probability counts the trials that finish in time.
 TEST(RunCost, DeadlineProbability) {
-  RunInputs in = uninterrupted(10.0, 1.0);
+  RunInputs in = uninterrupted_run(10.0, 1.0);
   in.deadline_hours = 9.0;
   EXPECT_EQ(simulate_run(in).p_meets_deadline, 0.0);
   in.deadline_hours = 10.0;
