@@ -1,6 +1,8 @@
 #include "planner/report/cost_lines.hpp"
 
 #include "planner/run/block_purchase.hpp"
+#include "planner/run/interruption_counts.hpp"
+#include "simulator/economics/fault_rates.hpp"
 #include "planner/text/number_text.hpp"
 
 namespace preflight {
@@ -39,6 +41,11 @@ std::vector<std::string> cost_lines(const RunEstimate& r, const StrategyConfig& 
     machines += "; " + fixed(o.hours.mean - o.billed_hours - o.fallback_hours, 1) + " h waiting for capacity, unbilled";
   }
   lines.push_back(machines);
+  lines.push_back("start-up " + fixed(r.startup_hours, 2) + " h of it before the first step: the model's weights fetched and loaded on "
+                  "every node, the warm-up");
+  lines.push_back("faults " + fixed(faults_expected(r), 2) + " expected at " + fixed(r.faults_per_hour, 4) + " per hour for the job (" +
+                  fixed(fault_rates::kPerGpuHour * 1e5, 2) + "e-5 per GPU-hour of training: " + fault_rates::kBasis +
+                  "), each resumed from the last checkpoint");
   lines.push_back("storage " + money(o.storage_usd) + ": " + r.storage_basis);
   if (r.egress_gb > 0.0) lines.push_back("egress " + money(o.fixed_usd) + ": " + r.egress_basis);
   if (r.electricity_usd_per_hour > 0.0) {

@@ -1,8 +1,8 @@
 #pragma once
 // One run's bill in words, shared by `plan` (its best plan) and `simulate`: where the price was
 // quoted, the machines' hours and dollars (spot, the on-demand fallback, the unbilled wait for
-// capacity), checkpoint storage, egress, electricity, the total, and the warnings a cost engineer
-// must hear.
+// capacity), the start-up and the faults they include, checkpoint storage, egress, electricity, the
+// total, and the warnings a cost engineer must hear.
 
 #include <string>
 #include <vector>

@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "planner/run/interruption_counts.hpp"
 #include "planner/report/plan_report.hpp"
 #include "planner/report/result_json.hpp"
 #include "planner/text/number_text.hpp"
@@ -32,7 +33,8 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
       "monte_carlo,hours_p50,hours_p90,usd_mean,usd_p90,p_meets_deadline,verdict,framework,attention_kernel,"
       "step_seconds_low,step_seconds_high,region,zone,price_as_of,price_source,usd_per_node_hour,checkpoint_storage,"
       "storage_usd_per_hour,egress_usd,compute_usd,storage_usd,total_usd,fallback_hours,warnings,electricity_usd,"
-      "fallback_usd_per_node_hour,fallback_region,ep,cp,etp,ep_comm_overlap,tp_comm_overlap,price_term\n";
+      "fallback_usd_per_node_hour,fallback_region,ep,cp,etp,ep_comm_overlap,tp_comm_overlap,price_term,"
+      "failures_expected,preemptions_expected,startup_hours,checkpoint_mode\n";
   for (const PlanEntry& e : p.screened) {
     const StrategyConfig& c = e.config();
     const RunOutcome& o = e.run.outcome;
@@ -58,7 +60,9 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
         optional_fixed(mc, o.billed_hours * e.run.electricity_usd_per_hour, 2),
         e.run.fallback ? fixed(e.run.fallback->usd_per_node_hour, 4) : "", e.run.fallback ? csv_cell(e.run.fallback->region) : "",
         std::to_string(c.parallelism.ep), std::to_string(c.parallelism.cp), std::to_string(c.parallelism.expert_tp()),
-        c.parallelism.ep_comm_overlap ? "true" : "false", c.parallelism.tp_comm_overlap ? "true" : "false", e.run.price.term};
+        c.parallelism.ep_comm_overlap ? "true" : "false", c.parallelism.tp_comm_overlap ? "true" : "false", e.run.price.term,
+        optional_fixed(mc, faults_expected(e.run), 4), optional_fixed(mc, reclaims_expected(e.run), 4), fixed(e.run.startup_hours, 4),
+        std::string(name_of(kCheckpointModeNames, e.run.checkpoint_mode))};
     for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
     out += "\n";
   }

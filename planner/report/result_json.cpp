@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "planner/run/interruption_counts.hpp"
 #include "simulator/hardware/compute_model.hpp"
 
 namespace preflight {
@@ -112,8 +113,12 @@ nlohmann::ordered_json run_json(const RunEstimate& r) {
                      {"disk_bytes_per_node", bytes(r.disk_bytes_per_node)},
                      {"fits_local_disk", r.fits_local_disk},
                      {"storage", std::string(name_of(kCheckpointStorageNames, r.storage))},
-                     {"survives_reclaim", r.checkpoints_survive}};
-  j["preemptions_expected"] = rounded(r.outcome.interruptions_expected, 3);
+                     {"survives_reclaim", r.checkpoints_survive},
+                     {"mode", std::string(name_of(kCheckpointModeNames, r.checkpoint_mode))}};
+  j["preemptions_expected"] = rounded(reclaims_expected(r), 3);
+  j["failures_expected"] = rounded(faults_expected(r), 3);
+  j["failures_per_hour"] = rounded(r.faults_per_hour, 6);
+  j["startup_hours"] = rounded(r.startup_hours, 3);
   j["interruption_model"] = r.interruption_model;
   j["interruptions"] = {{"source", r.interruptions_source}};
   j["job_interruptions_per_hour"] = rounded(r.job_interruptions_per_hour, 6);

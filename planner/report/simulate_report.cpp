@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "planner/report/cost_lines.hpp"
+#include "planner/run/interruption_counts.hpp"
 #include "planner/report/result_json.hpp"
 #include "planner/text/candidate_text.hpp"
 #include "planner/text/step_text.hpp"
@@ -60,7 +61,7 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
   out << "  storage  " << name_of(kCheckpointStorageNames, r.storage)
       << (r.checkpoints_survive ? "" : ", LOST with a reclaimed instance") << "\n";
   out << "  interruptions " << r.interruption_model << ", " << fixed(r.job_interruptions_per_hour, 4)
-      << " per hour for the job, " << fixed(r.outcome.interruptions_expected, 2) << " expected\n";
+      << " reclaims per hour for the job and " << fixed(r.faults_per_hour, 4) << " faults: " << interruptions_text(r) << "\n";
   out << "  hours    " << hours_distribution_text(r.outcome.hours) << ", failure-free " << fixed(r.outcome.failure_free_hours, 1) << " h\n";
   out << "  cost     " << usd_distribution_text(r.outcome.usd) << "\n";
   for (const std::string& line : cost_lines(r, c)) out << "           " << line << "\n";

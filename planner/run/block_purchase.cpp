@@ -11,13 +11,14 @@ namespace preflight {
 
 namespace {
 
-// The hours the Monte Carlo buys the block for: an uninterrupted run at the step-time stratum of
-// the target quantile (nearest rank over the strata, each one trial, as run_monte_carlo.cpp ranks them).
+// About the hours the Monte Carlo buys the block for: start-up and an uninterrupted run at the
+// step-time stratum of the target quantile (nearest rank over the strata, as run_monte_carlo.cpp
+// ranks its trials; faults, rare on a block's span, add a little that the Monte Carlo sees).
 double hours_at_target(const RunInputs& in) {
   std::vector<double> m = step_time_multipliers(in.step_interval);
   std::sort(m.begin(), m.end());
   const auto rank = static_cast<std::size_t>(std::ceil(in.target_probability * static_cast<double>(m.size())));
-  return failure_free_hours(in) * m[std::clamp<std::size_t>(rank, 1, m.size()) - 1];
+  return in.startup_hours + failure_free_hours(in) * m[std::clamp<std::size_t>(rank, 1, m.size()) - 1];
 }
 
 }  // namespace
@@ -47,7 +48,7 @@ void consider_block(const Scenario& s, const PriceChoice& block, const StrategyC
   const double hourly_usd = r.expected_hours * in.usd_per_hour;
   if (rate * *span >= hourly_usd) return;
 
-  const double quickest = failure_free_hours(in) * fastest_step_time_multiplier(in.step_interval);
+  const double quickest = in.startup_hours + failure_free_hours(in) * fastest_step_time_multiplier(in.step_interval);
   const double storage = r.expected_hours * in.storage_usd_per_hour;
   r.price = block;
   r.usd_per_hour = rate;

@@ -8,6 +8,7 @@
 #include "planner/run/book_choice.hpp"
 #include "planner/text/number_text.hpp"
 #include "simulator/economics/expected_run.hpp"
+#include "simulator/economics/fault_rates.hpp"
 #include "simulator/economics/interruption_process.hpp"
 #include "simulator/economics/run_defaults.hpp"
 #include "simulator/economics/step_time_uncertainty.hpp"
@@ -226,7 +227,12 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   r.reclaim_fraction = model.reclaim_fraction;
   r.reacquire_hours = model.reacquire_hours;
   r.assumptions = model.assumptions;
-  const double failures_per_hour = rd::kFailuresPerGpuHour * c.nodes * node.gpus_per_node;
+  // Faults stop a job on any pricing, at a rate that grows with its GPUs (fault_rates.hpp).
+  r.faults_per_hour = fault_rates::kPerGpuHour * c.nodes * node.gpus_per_node;
+  r.assumptions.push_back({"fault rate", "per million GPU-hours", fault_rates::kPerGpuHour * 1e6, fault_rates::kLowPerGpuHour * 1e6,
+                           fault_rates::kHighPerGpuHour * 1e6, fault_rates::kBasis});
+  const double interruptions_per_hour = r.job_interruptions_per_hour + r.faults_per_hour;
+  r.reclaim_share = interruptions_per_hour > 0.0 ? r.job_interruptions_per_hour / interruptions_per_hour : 0.0;
 
   // Local disks go with a reclaimed instance: spot checkpoints go to storage that outlives it.
   r.storage = s.checkpoint.storage.value_or(spot ? CheckpointStorage::object_store : CheckpointStorage::local_nvme);
@@ -239,7 +245,7 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   const double writers = writes_sharded_checkpoints(c.sharding) ? c.nodes : std::min<double>(c.nodes, c.parallelism.pp);
   const bool no_checkpoints = c.checkpoint_interval_minutes && std::isinf(*c.checkpoint_interval_minutes);
   const double mtbi_seconds = no_checkpoints ? std::numeric_limits<double>::infinity()
-                                             : 3600.0 / (r.job_interruptions_per_hour + failures_per_hour);
+                                             : 3600.0 / interruptions_per_hour;
   const std::optional<double> interval = no_checkpoints ? std::nullopt : c.checkpoint_interval_minutes;
   CheckpointSettings settings = s.checkpoint.settings;
   settings.storage = r.storage;
@@ -248,6 +254,22 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
     settings.write_bytes_per_second_per_node = machine.checkpoint_write_bytes_per_second();
   }
   r.checkpoint = plan_checkpoints(ckpt_bytes, settings, writers, node.gpus_per_node, step.seconds(), mtbi_seconds, interval);
+  r.checkpoint_mode = settings.mode;
+  if (!s.checkpoint.mode) {
+    // Not given: the mode that stalls training less. Async copies each writing node's share to
+    // pinned host memory first (torch.distributed.checkpoint async_save, Megatron's async save):
+    // taken only where that snapshot fits in half the node's host memory (rd::kAsyncSnapshotHostShare).
+    CheckpointSettings other = settings;
+    other.mode = CheckpointMode::asynchronous;
+    const CheckpointPlan async = plan_checkpoints(ckpt_bytes, other, writers, node.gpus_per_node, step.seconds(), mtbi_seconds, interval);
+    const bool fits = ckpt_bytes / writers <= rd::kAsyncSnapshotHostShare * node.host_memory_bytes || node.host_memory_bytes <= 0.0;
+    r.other_mode_overhead = async.overhead_fraction;
+    if (fits && async.overhead_fraction < r.checkpoint.overhead_fraction) {
+      r.other_mode_overhead = r.checkpoint.overhead_fraction;
+      r.checkpoint = async;
+      r.checkpoint_mode = CheckpointMode::asynchronous;
+    }
+  }
   if (spot && (!r.checkpoints_survive || !resumable)) {
     // Nothing to resume from after a reclaim: every interruption restarts the run from step 0.
     r.checkpoint.interval_steps = 0;
@@ -280,14 +302,27 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   in.step_seconds = step.seconds();
   in.step_interval = machine.step_time_interval(c.framework);
   in.checkpoint = r.checkpoint;
-  in.restart_seconds = rd::kReprovisionSeconds + rd::kWarmupSeconds;
-  in.reacquire_hours = spot ? model.reacquire_hours : 0.0;
+  // Start-up: every node fetches the model's weights and loads them; then the warm-up. A restart
+  // reads its checkpoint (in restart_hours), and under LoRA/QLoRA fetches the frozen base again (a
+  // replacement or re-acquired node does not have it).
+  const double weight_bytes = s.workload.count().total() * rd::kStoredWeightBytesPerParameter;
+  const double fetch_seconds = weight_bytes / rd::kWeightDownloadBytesPerSecond + weight_bytes / rd::kWeightLoadBytesPerSecond;
+  r.startup_hours = (fetch_seconds + rd::kWarmupSeconds) / 3600.0;
+  const double base_reload_seconds = s.workload.footprint().frozen_base ? fetch_seconds : 0.0;
+  // A reclaim re-acquires and reprovisions; a fault is detected first, then its node replaced. The
+  // Monte Carlo draws one restart cost and one wait per interruption: their means over the two kinds
+  // (so the run's mean is exact; its spread is that of one kind at that mean).
+  in.restart_seconds = r.reclaim_share * rd::kReprovisionSeconds +
+                       (1.0 - r.reclaim_share) * (fault_rates::kDetectionSeconds + rd::kReprovisionSeconds) + rd::kWarmupSeconds +
+                       base_reload_seconds;
+  in.reacquire_hours = spot ? model.reacquire_hours * r.reclaim_share : 0.0;
+  in.startup_hours = r.startup_hours;
   in.nodes = c.nodes;
   in.usd_per_hour = r.usd_per_hour;
   in.fallback_usd_per_hour = r.fallback ? r.fallback->usd_per_node_hour * c.nodes : 0.0;
   in.storage_usd_per_hour = r.storage_usd_per_hour;
   in.fixed_usd = r.egress_usd;
-  in.interruptions = model.process;
+  in.interruptions = model.process.with_faults(r.faults_per_hour);
   in.deadline_hours = s.constraints.deadline_hours.value_or(0.0);
   in.trials = options.trials;
   in.seed = options.seed;
@@ -318,6 +353,11 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
     const double floor_usd = quickest * (in.usd_per_hour + in.storage_usd_per_hour) + in.fixed_usd;
     r.lower_bound_usd = in.interruptions.memoryless() ? std::max(floor_usd, monte_carlo_cost_bound(in)) : floor_usd;
   }
+  // Every trial holds the machines for the start-up before its first step.
+  const double startup_usd = in.startup_hours * (in.usd_per_hour + in.storage_usd_per_hour);
+  r.expected_hours += in.startup_hours;
+  r.expected_usd += startup_usd;
+  r.lower_bound_usd += startup_usd;
 
   if (market.block) consider_block(s, *market.block, c, r);
   price = &r.price;

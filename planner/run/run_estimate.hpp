@@ -52,6 +52,11 @@ struct RunEstimate {
   std::optional<PriceChoice> fallback;  // spot_with_fallback: the on-demand price it falls back to
   double usd_per_hour = 0.0;         // the whole job's machines (electricity included where owned)
   int block_nodes = 0;               // on a capacity block: the nodes it holds (and bills), else 0
+  double faults_per_hour = 0.0;      // the job's hardware and software faults (fault_rates.hpp), on any pricing
+  double reclaim_share = 0.0;        // of its interruptions, the share that are spot reclaims (the rest faults)
+  double startup_hours = 0.0;        // the weights fetched and loaded, and the warm-up, before the first step
+  CheckpointMode checkpoint_mode = CheckpointMode::synchronous;  // as given, or the one that stalls less
+  double other_mode_overhead = -1.0;  // where the mode was chosen: the other one's overhead fraction (-1: given)
   double electricity_usd_per_hour = 0.0;
   double storage_usd_per_hour = 0.0;  // checkpoint storage, per wall-clock hour
   std::string storage_basis;          // the offer and its price, or why it is free or unpriced

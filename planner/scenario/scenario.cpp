@@ -210,7 +210,10 @@ CheckpointSpec read_checkpoint(ObjectReader& r) {
     c.storage = *value_of(kCheckpointStorageNames, *where);
   }
   s.keep = static_cast<int>(o->optional_integer("keep", 1, 1000).value_or(3));
-  s.mode = o->optional_enum("mode", kCheckpointModeNames).value_or(CheckpointMode::synchronous);
+  if (const std::optional<std::string> mode = o->optional_choice("mode", {"auto", "sync", "async"}); mode && *mode != "auto") {
+    c.mode = *value_of(kCheckpointModeNames, *mode);
+    s.mode = *c.mode;
+  }
   s.resumable = o->optional_boolean("resumable").value_or(true);
   if (const auto gbps = o->optional_number("write_GBps", {1e-3, 1e4, false, "GB/s per node"})) {
     s.write_bytes_per_second_per_node = *gbps * 1e9;

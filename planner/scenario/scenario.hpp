@@ -57,6 +57,9 @@ struct CheckpointSpec {
   // Where checkpoints go; empty ("auto"): local NVMe on demand, the provider's object store on spot
   // (local disks go with a reclaimed instance).
   std::optional<CheckpointStorage> storage;
+  // sync or async as given; empty ("auto"): whichever stalls training less for each config, async only
+  // where its host snapshot fits (run_estimate.cpp).
+  std::optional<CheckpointMode> mode;
 };
 
 // How spot interruptions are modelled; empty fields take the traces' figures for the machine's class.

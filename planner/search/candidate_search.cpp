@@ -524,8 +524,9 @@ class Screen {
     const auto label = [&] { return candidate_text(*m.node, entry.config()); };
     const double hours = entry.run.outcome.failure_free_hours;
     // Missed even if the step time is at the fast end of its interval (the Monte Carlo's fastest stratum).
-    // (A capacity block's lead comes first.)
-    const double fastest_hours = hours * fastest_step_time_multiplier(entry.run.inputs.step_interval) + entry.run.inputs.start_delay_hours;
+    // (A capacity block's lead and the start-up come first.)
+    const double fastest_hours = hours * fastest_step_time_multiplier(entry.run.inputs.step_interval) + entry.run.inputs.start_delay_hours +
+                                 entry.run.inputs.startup_hours;
     if (s_.constraints.deadline_hours && fastest_hours > *s_.constraints.deadline_hours) {
       entry.verdict = Verdict::deadline;
       keep_nearest(r.misses, Verdict::deadline, hours / *s_.constraints.deadline_hours - 1.0, false, [&] { return label() + ": needs " + fixed(hours, 1) + " h without a single interruption"; });

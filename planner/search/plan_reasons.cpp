@@ -8,6 +8,8 @@
 #include "planner/search/search_space.hpp"
 #include "simulator/hardware/machine.hpp"
 #include "simulator/model/stage_layout.hpp"
+#include "planner/run/interruption_counts.hpp"
+#include "simulator/economics/expected_run.hpp"
 #include "simulator/economics/run_defaults.hpp"
 #include "simulator/spec/errors.hpp"
 
@@ -259,9 +261,11 @@ class Explainer {
         out_.push_back(versus + "no " + to_string(other) + " plan meets the deadline with probability " +
                        fixed(s_.constraints.min_completion_probability, 2) + "; the nearest, " + candidate_text(*n.node, n.config()) +
                        ", " + (n.monte_carlo ? "" : "at most ") + fixed(n.run.outcome.p_meets_deadline, 3) + " (" +
-                       fixed(n.run.job_interruptions_per_hour, 2) + " interruptions per hour, expected " +
-                       fixed(n.run.expected_hours, 1) + " h against " + fixed(n.run.outcome.failure_free_hours, 1) +
-                       " h uninterrupted)");
+                       fixed(n.run.job_interruptions_per_hour, 2) + " interruptions per hour, " +
+                       (n.run.expected_hours <= run_horizon_hours(n.run.inputs)
+                            ? "expected " + fixed(n.run.expected_hours, 1) + " h"
+                            : "never finishes: expected past " + fixed(run_horizon_hours(n.run.inputs), 0) + " h") +
+                       " against " + fixed(n.run.outcome.failure_free_hours, 1) + " h uninterrupted)");
       } else {
         out_.push_back(versus + "no feasible " + to_string(other) + " plan (see the rejections)");
       }
@@ -289,13 +293,17 @@ class Explainer {
       out_.push_back("no checkpoints to resume from: an interruption restarts the run from step 0");
       return;
     }
-    const double rate = w_.run.job_interruptions_per_hour +
-                        run_defaults::kFailuresPerGpuHour * w_.config().nodes * w_.node->gpus_per_node;
+    const double rate = w_.run.job_interruptions_per_hour + w_.run.faults_per_hour;
+    const bool async = w_.run.checkpoint_mode == CheckpointMode::asynchronous;
+    const std::string mode = async ? "asynchronous (a " + fixed(k.stall_seconds, 1) + " s snapshot stalls training while the write goes on)"
+                                   : "synchronous (training waits for each write)";
+    const std::string against = w_.run.other_mode_overhead < 0.0 ? " (checkpoint.mode)"
+                                : std::string(" against ") + share_text(w_.run.other_mode_overhead) + (async ? " synchronous" : " asynchronous");
     out_.push_back("checkpoint every " + fixed(k.interval_seconds / 60.0, 1) + " min (" +
                    (w_.config().checkpoint_interval_minutes ? "given" : "Daly's optimum") + " for a mean time between interruptions of " +
-                   fixed(1.0 / rate, 1) + " h and a " + fixed(k.write_seconds, 0) + " s write): " +
-                   share_text(k.overhead_fraction) + " of the time, " + fixed(w_.run.outcome.interruptions_expected, 1) +
-                   " interruptions expected");
+                   fixed(1.0 / rate, 1) + " h and a " + fixed(k.write_seconds, 0) + " s write" +
+                   (async && k.interval_seconds <= k.write_seconds + 1e-9 ? ", never shorter than a write" : "") + "), " + mode + ": " +
+                   share_text(k.overhead_fraction) + " of the time" + against + ", " + interruptions_text(w_.run));
   }
 
   const Scenario& s_;

@@ -17,9 +17,11 @@ namespace {
 RunInputs moved(const PlanEntry& w, const RunAssumption& a, double value) {
   RunInputs in = w.run.inputs;
   if (a.name == "interruption rate" && w.run.interruptions_per_node_hour) {
-    in.interruptions = InterruptionProcess::poisson(value, w.run.reclaim_fraction);
+    in.interruptions = InterruptionProcess::poisson(value, w.run.reclaim_fraction).with_faults(w.run.faults_per_hour);
+  } else if (a.name == "fault rate") {
+    in.interruptions = in.interruptions.with_faults(value / 1e6 * w.config().nodes * w.node->gpus_per_node);
   } else if (a.name == "re-acquire time") {
-    in.reacquire_hours = value;
+    in.reacquire_hours = value * w.run.reclaim_share;  // the Monte Carlo's mean wait over reclaims and faults
   } else if (a.name == "price zone") {
     in.usd_per_hour = value * w.config().nodes + w.run.electricity_usd_per_hour;
   } else if (a.name == "step time") {

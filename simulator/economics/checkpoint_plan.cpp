@@ -61,8 +61,14 @@ CheckpointPlan plan_checkpoints(double bytes, const CheckpointSettings& s, doubl
     // Daly's delta is the time a checkpoint costs the run: the stall (the write itself when synchronous).
     interval = daly_interval(std::max(p.stall_seconds, 1e-9), mtbi_seconds);
   }
+  // An asynchronous save writes in the background while training goes on, but the next one cannot
+  // start before it is on disk: the interval is never shorter than a write.
+  if (interval > 0.0 && s.mode == CheckpointMode::asynchronous) interval = std::max(interval, p.write_seconds);
   if (interval > 0.0) {
     p.interval_steps = std::max<std::int64_t>(1, std::llround(interval / step_seconds));
+    if (s.mode == CheckpointMode::asynchronous && static_cast<double>(p.interval_steps) * step_seconds < p.write_seconds) {
+      p.interval_steps = static_cast<std::int64_t>(std::ceil(p.write_seconds / step_seconds));  // whole steps, still no overlap
+    }
     p.interval_seconds = static_cast<double>(p.interval_steps) * step_seconds;
     p.overhead_fraction = p.stall_seconds / (p.interval_seconds + p.stall_seconds);
   }

@@ -98,7 +98,7 @@ double completion_probability_bound(const RunInputs& given, double deadline_hour
   // run's hours grow with its step time), so for their mixture too.
   RunInputs in = given;
   in.step_seconds *= fastest_step_time_multiplier(given.step_interval);
-  const double gap = expected_run_hours(in) + given.start_delay_hours - deadline_hours;
+  const double gap = expected_run_hours(in) + given.start_delay_hours + given.startup_hours - deadline_hours;
   if (gap <= 0.0) return 1.0;
   const double variance = run_hours_variance(in);
   if (!std::isfinite(variance)) return 1.0;  // a segment that practically never ends: no bound

@@ -74,18 +74,34 @@ InterruptionProcess::Cursor InterruptionProcess::start_trial(TrialRng& rng) cons
   return c;
 }
 
+InterruptionProcess InterruptionProcess::with_faults(double per_hour) const {
+  if (!(per_hour >= 0.0) || !std::isfinite(per_hour)) throw std::logic_error("a fault rate that is not a finite number >= 0");
+  InterruptionProcess p = *this;
+  p.faults_ = per_hour;
+  return p;
+}
+
 double InterruptionProcess::next(double hours, int nodes, Cursor& c, TrialRng& rng) const {
   switch (kind_) {
-    case Kind::none: return kInfinity;
+    case Kind::none: return faults_ > 0.0 ? hours + standard_exponential(rng) / faults_ : kInfinity;
     case Kind::poisson:
+      // Two Poisson processes superposed are one, at the sum of their rates: one draw.
       if (c.rate_nodes != nodes) {
         c.rate_nodes = nodes;
-        c.job_rate = poisson_job_rate(rate_, reclaim_fraction_, nodes);
+        c.job_rate = poisson_job_rate(rate_, reclaim_fraction_, nodes) + faults_;
       }
       return hours + standard_exponential(rng) / c.job_rate;
-    case Kind::replay:
+    case Kind::replay: {
       check_nodes(nodes);
-      return next_replayed(hours, c, rng);
+      if (faults_ <= 0.0) return next_replayed(hours, c, rng);
+      // A fault first leaves the trace's events after it undrawn: the cursor goes back, and the
+      // events after the restart are drawn afresh (each event's hit is an independent draw).
+      const Cursor before = c;
+      const double reclaim = next_replayed(hours, c, rng);
+      const double fault = hours + standard_exponential(rng) / faults_;
+      if (fault < reclaim) c = before;
+      return std::min(reclaim, fault);
+    }
   }
   return kInfinity;
 }
@@ -160,11 +176,11 @@ double InterruptionProcess::next_replayed(double hours, Cursor& c, TrialRng& rng
 
 double InterruptionProcess::job_rate_per_hour(int nodes) const {
   switch (kind_) {
-    case Kind::none: return 0.0;
-    case Kind::poisson: return poisson_job_rate(rate_, reclaim_fraction_, nodes);
+    case Kind::none: return faults_;
+    case Kind::poisson: return poisson_job_rate(rate_, reclaim_fraction_, nodes) + faults_;
     case Kind::replay:
       check_nodes(nodes);
-      return trace_->span_hours > 0.0 ? exposure_->hits_per_loop / trace_->span_hours : 0.0;
+      return (trace_->span_hours > 0.0 ? exposure_->hits_per_loop / trace_->span_hours : 0.0) + faults_;
   }
   return 0.0;
 }

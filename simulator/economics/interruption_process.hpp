@@ -3,6 +3,8 @@
 // for the machine's class, a bucket, an inline cluster's figure, or a rate the user gives), or the
 // replay of a recorded trace. A job is interrupted when any of its nodes is; a reclaim takes many
 // nodes at once (the reclaim fraction), so N nodes see fewer interruptions than N independent ones.
+// Beside spot reclaims, hardware and software faults stop a job on any pricing (fault_rates.hpp): a
+// Poisson process of the job's own rate superposed on the reclaims.
 
 #include <array>
 #include <cstdint>
@@ -33,6 +35,9 @@ class InterruptionProcess {
   // A trace replayed for a job of `nodes` nodes (its exposure to the events is looked up once here);
   // the trace must outlive the process, and next() / job_rate_per_hour() are asked for that size.
   static InterruptionProcess replay(const SpotTrace* trace, int nodes);
+  // The same reclaims with the job's faults arriving at `per_hour` (replacing any given before).
+  InterruptionProcess with_faults(double per_hour) const;
+  double faults_per_hour() const { return faults_; }
 
   // Where one Monte Carlo trial stands in a replayed trace: its random offset into the looped trace
   // and the next event not yet considered (so no event is ever drawn twice).
@@ -50,10 +55,11 @@ class InterruptionProcess {
   Cursor start_trial(TrialRng& rng) const;
   // The next interruption of an N-node job strictly after `hours` of wall time; +inf when none.
   double next(double hours, int nodes, Cursor& cursor, TrialRng& rng) const;
-  // Expected interruptions per hour of an N-node job (for Young/Daly's mean time between interruptions).
+  // Expected interruptions per hour of an N-node job, reclaims and faults (for Young/Daly's mean time
+  // between interruptions).
   double job_rate_per_hour(int nodes) const;
 
-  bool interrupts() const { return kind_ != Kind::none; }
+  bool interrupts() const { return kind_ != Kind::none || faults_ > 0.0; }
   // Whether interruptions arrive as a Poisson process (or never): then the closed forms of
   // expected_run.hpp are exact, not an approximation.
   bool memoryless() const { return kind_ != Kind::replay; }
@@ -70,6 +76,7 @@ class InterruptionProcess {
   const SpotTrace* trace_ = nullptr;
   const JobExposure* exposure_ = nullptr;
   int nodes_ = 0;
+  double faults_ = 0.0;  // the job's faults per hour
 };
 
 }  // namespace preflight

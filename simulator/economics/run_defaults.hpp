@@ -24,6 +24,10 @@ constexpr double kWarmupSeconds = 120.0;
 // Asynchronous checkpointing (torch.distributed.checkpoint async_save, DeepSpeed Nebula) stalls only
 // for the device-to-host snapshot: ~10 GB/s per GPU over PCIe with pinned buffers.
 constexpr double kSnapshotBytesPerSecondPerGpu = 10e9;
+// The snapshot sits in pinned host memory until it is written: planned only where one node's share
+// of the checkpoint takes at most half its host memory (the rest is the dataloader's, the framework's
+// and the pinned buffers' of the job itself).
+constexpr double kAsyncSnapshotHostShare = 0.5;
 
 // AWS publishes spot interruption frequency as the share of instances interrupted per month, in
 // buckets <5%, 5-10%, 10-15%, 15-20%, >20% (EC2 Spot Instance Advisor). The point taken in each:
@@ -34,11 +38,17 @@ constexpr double kBucketMonthlyFraction[] = {0.025, 0.075, 0.125, 0.175, 0.30};
 constexpr std::size_t kDefaultBucketIndex = 4;
 constexpr double kHoursPerMonth = 730.0;
 
-// Hardware and software failures of reserved/on-demand capacity: Llama 3 pre-training saw 419
-// unexpected interruptions in 54 days on 16,384 H100 GPUs (Dubey et al. 2024, section 3.3.4),
-// 1.97e-5 per GPU-hour. Used for the automatic checkpoint interval of on-demand runs, which the
-// Monte Carlo otherwise runs without interruptions.
-constexpr double kFailuresPerGpuHour = 419.0 / (54.0 * 24.0 * 16384.0);
+// Start-up: each node fetches the model's weights (16-bit, as the Hugging Face Hub and object stores
+// hold them) before the first step and after a restart on a new node. ~0.5 GB/s sustained to one node:
+// huggingface_hub's hf_transfer documents downloads of 500 MB/s and more on fast links, and one S3 or
+// GCS client reads at 0.5-1 GB/s with ranged requests (the checkpoint defaults' 0.5 GB/s write x 2).
+constexpr double kWeightDownloadBytesPerSecond = 0.5e9;
+// Then loading them from the node's disk into the GPUs at the local NVMe read rate (the write figure
+// above x kReadToWriteBandwidthRatio).
+constexpr double kWeightLoadBytesPerSecond = kLocalNvmeWriteBytesPerSecond * kReadToWriteBandwidthRatio;
+// Bytes per parameter of the weights a job starts from (bf16 checkpoints; a QLoRA base is quantized
+// on load, after its 16-bit download).
+constexpr double kStoredWeightBytesPerParameter = 2.0;
 
 // Monte Carlo trials per run estimate: the p90 of 10,000 trials is within ~1% of its limit for the
 // distributions here.

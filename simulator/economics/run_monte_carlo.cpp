@@ -337,7 +337,7 @@ RunOutcome RunMonteCarlo::outcome() const {
   std::vector<double> hours, usd;
   hours.reserve(results.size());
   usd.reserve(results.size());
-  for (const Trial& t : results) hours.push_back(t.hours);
+  for (const Trial& t : results) hours.push_back(in.startup_hours + t.hours);
   std::vector<double> ranked = hours;
   if (!in.block_hours.empty()) {
     // The block is bought before the run, for the hours it needs with the target probability.
@@ -349,11 +349,11 @@ RunOutcome RunMonteCarlo::outcome() const {
   int on_time = 0, fell_back = 0, unfinished = 0;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const Trial& t = results[i];
-    const double held = std::max(t.billed_hours(), out.block_hours);
+    const double held = std::max(in.startup_hours + t.billed_hours(), out.block_hours);
     const double machines = held * in.usd_per_hour + t.fallback_hours * in.fallback_usd_per_hour;
-    usd.push_back(machines + t.hours * in.storage_usd_per_hour + in.fixed_usd);
+    usd.push_back(machines + hours[i] * in.storage_usd_per_hour + in.fixed_usd);
     compute += machines;
-    storage += t.hours * in.storage_usd_per_hour;
+    storage += hours[i] * in.storage_usd_per_hour;
     billed += held;
     fallback += t.fallback_hours;
     if (t.fallback_hours > 0.0) ++fell_back;

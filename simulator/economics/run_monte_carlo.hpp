@@ -41,6 +41,9 @@ struct RunInputs {
   // Wall time before the run can start (a block bought ahead): nothing held, nothing billed, and it
   // counts against the deadline.
   double start_delay_hours = 0.0;
+  // Start-up on the machines before the first step (the weights fetched and loaded): held and billed,
+  // once per run (a restart's own reload is in restart_seconds).
+  double startup_hours = 0.0;
   InterruptionProcess interruptions;
   double deadline_hours = 0.0;  // 0: none
   double target_probability = 0.9;  // the quantile reported as hours_at_target

@@ -62,3 +62,26 @@ TEST(CheckpointInterval, ResumableCheckpointBytes) {
 
 }  // namespace
 }  // namespace preflight
+
+namespace preflight {
+namespace {
+
+// An asynchronous save goes on beside training, but the next cannot start before it is written: the
+// interval is never shorter than a write, whether Daly's optimum (a 1 s snapshot against a 500 s
+// write, one interruption an hour) or a given interval asks for less, and in whole steps.
+TEST(CheckpointInterval, AsyncNeverShorterThanAWrite) {
+  CheckpointSettings s;
+  s.mode = CheckpointMode::asynchronous;
+  s.write_bytes_per_second_per_node = 1e9;
+  const CheckpointPlan daly = plan_checkpoints(500e9, s, 1.0, 8, 7.0, 3600.0, std::nullopt);
+  EXPECT_LT(daly.stall_seconds, 10.0);
+  EXPECT_GE(daly.interval_seconds, daly.write_seconds);
+  EXPECT_EQ(daly.interval_steps, 72);  // ceil(500 / 7)
+  const CheckpointPlan given = plan_checkpoints(500e9, s, 1.0, 8, 7.0, 3600.0, 1.0);
+  EXPECT_GE(given.interval_seconds, given.write_seconds);
+  s.mode = CheckpointMode::synchronous;
+  EXPECT_NEAR(plan_checkpoints(500e9, s, 1.0, 8, 7.0, 3600.0, 1.0).interval_seconds, 63.0, 1e-9);  // as given: 9 steps
+}
+
+}  // namespace
+}  // namespace preflight

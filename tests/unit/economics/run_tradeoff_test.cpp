@@ -7,6 +7,7 @@
 #include <iostream>
 #include <tbb/global_control.h>
 
+#include "simulator/economics/fault_rates.hpp"
 #include "simulator/economics/run_defaults.hpp"
 #include "simulator/economics/run_monte_carlo.hpp"
 
@@ -20,7 +21,7 @@ constexpr double kSpotFraction = 0.4;              // spot at 40% of on-demand
 RunInputs job(double per_node_rate, double usd_per_node_hour) {
   CheckpointSettings settings;
   settings.write_bytes_per_second_per_node = 1e9;
-  const double failures = run_defaults::kFailuresPerGpuHour * kNodes * 8;
+  const double failures = fault_rates::kPerGpuHour * kNodes * 8;
   const double mtbi = 3600.0 / (per_node_rate * kNodes + failures);
   RunInputs in;
   in.step_seconds = 30.0;
