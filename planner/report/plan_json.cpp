@@ -29,6 +29,8 @@ std::string plan_json(const Scenario& s, const Plan& p, const RunOptions& o) {
   j["best"] = p.best ? entry_json(s, *p.best) : nlohmann::ordered_json(nullptr);
   j["alternatives"] = entries_json(s, p.alternatives);
   j["frontier"] = entries_json(s, p.frontier);
+  // The fastest plan within +25% of the winner's cost (null: none is faster).
+  j["fastest_within"] = p.fastest_within ? entry_json(s, *p.fastest_within) : nlohmann::ordered_json(nullptr);
   j["rejected"] = {{"oom", count(p, Verdict::oom)},
                    {"deadline", count(p, Verdict::deadline)},
                    {"budget", count(p, Verdict::budget)},

@@ -158,6 +158,7 @@ Constraints read_constraints(ObjectReader& r) {
   if (!o) return c;
   c.deadline_hours = o->optional_number("deadline_hours", {1e-3, 1e5, false, "hours"});
   c.budget_usd = o->optional_number("budget_usd", {0.01, 1e10, false, "USD"});
+  c.value_of_time_usd_per_hour = o->optional_number("value_of_time_usd_per_hour", {0.0, 1e9, false, "USD per hour of wall time"});
   c.min_completion_probability = o->optional_number("min_completion_probability", {0.0, 1.0, true}).value_or(0.9);
   c.vram_headroom = o->optional_number("vram_headroom", {0.0, 0.5}).value_or(memory_defaults::kDefaultVramHeadroom);
   if (o->has("quota")) {

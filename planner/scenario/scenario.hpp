@@ -38,6 +38,9 @@ struct Constraints {
   double min_completion_probability = 0.9;
   double vram_headroom = 0.05;
   std::vector<GpuQuota> quota;
+  // What an hour of wall time is worth to the team: set, the plan minimises cost + value x expected
+  // hours among the feasible plans (plan_ranking.cpp).
+  std::optional<double> value_of_time_usd_per_hour;
 };
 
 struct SearchSpace {

@@ -606,6 +606,7 @@ Plan search_candidates(const Scenario& scenario, const Catalog& catalog, const P
   plan.best = std::move(ranking.best);
   plan.alternatives = std::move(ranking.alternatives);
   plan.frontier = std::move(ranking.frontier);
+  plan.fastest_within = std::move(ranking.fastest_within);
   plan.screened = std::move(ranking.entries);
   for (std::int64_t c : plan.counts) plan.evaluated += c;
   plan.seconds = std::chrono::duration<double>(Clock::now() - start).count();

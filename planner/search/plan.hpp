@@ -75,6 +75,7 @@ struct Plan {
   std::optional<PlanEntry> best;
   std::vector<PlanEntry> alternatives;  // the best of other (machine, nodes, pricing) choices
   std::vector<PlanEntry> frontier;      // cost vs time Pareto frontier of feasible plans, fastest first
+  std::optional<PlanEntry> fastest_within;  // the fastest plan within +25% of the winner's cost (empty: the winner)
   ScreenedEntries screened;             // every simulated config that fits in memory, with its verdict
   std::array<std::int64_t, kVerdicts> counts{};
   std::vector<NearestMiss> nearest_misses;

@@ -75,6 +75,7 @@ class Ranker {
       for (std::size_t i : reported.alternatives) r_.alternatives.push_back(r_.entries[i]);
     }
     for (std::size_t i : reported.frontier) r_.frontier.push_back(r_.entries[i]);
+    if (reported.fastest_within) r_.fastest_within = r_.entries[*reported.fastest_within];
     return std::move(r_);
   }
 
@@ -84,13 +85,31 @@ class Ranker {
     std::optional<std::size_t> best;
     std::vector<std::size_t> alternatives;
     std::vector<std::size_t> frontier;
+    std::optional<std::size_t> fastest_within;
   };
+
+  // The plan's objective: the expected cost, plus what its expected wall time is worth where the
+  // scenario says (constraints.value_of_time_usd_per_hour). Minimising a sum of cost and time picks a
+  // point of the cost-vs-time frontier, which frontier_candidates() gives a Monte Carlo.
+  double objective(std::size_t i) const {
+    const RunOutcome& o = r_.entries[i].run.outcome;
+    return o.usd.mean + s_.constraints.value_of_time_usd_per_hour.value_or(0.0) * o.hours.mean;
+  }
 
   Reported choose() const {
     Reported out;
-    const std::vector<std::size_t> feasible = feasible_by_cost();
+    std::vector<std::size_t> feasible = feasible_by_cost();
+    if (s_.constraints.value_of_time_usd_per_hour) {
+      std::stable_sort(feasible.begin(), feasible.end(), [&](std::size_t a, std::size_t b) { return objective(a) < objective(b); });
+    }
     if (!feasible.empty()) {
       out.best = feasible.front();
+      const double cap = (1.0 + kFastestWithinCost) * r_.entries[*out.best].run.outcome.usd.mean;
+      for (std::size_t i : feasible) {
+        const RunOutcome& o = r_.entries[i].run.outcome;
+        if (o.usd.mean > cap || o.hours.mean >= r_.entries[*out.best].run.outcome.hours.mean) continue;
+        if (!out.fastest_within || o.hours.mean < r_.entries[*out.fastest_within].run.outcome.hours.mean) out.fastest_within = i;
+      }
       for (std::size_t i : feasible) {
         if (static_cast<int>(out.alternatives.size()) >= o_.top) break;
         const auto seen = [&](std::size_t a) { return same_choice(r_.entries[a], r_.entries[i]); };
@@ -115,6 +134,7 @@ class Ranker {
       if (out.best) need(*out.best);
       for (std::size_t i : out.alternatives) need(i);
       for (std::size_t i : out.frontier) need(i);
+      if (out.fastest_within) need(*out.fastest_within);
       if (todo.empty()) return out;
       monte_carlo(todo, true);
     }

@@ -9,10 +9,15 @@
 
 namespace preflight {
 
+// Every plan reports the fastest plan costing at most this much more than the winner: what a
+// little more money would buy in wall time.
+inline constexpr double kFastestWithinCost = 0.25;
+
 struct RankingResult {
   std::optional<PlanEntry> best;
   std::vector<PlanEntry> alternatives;
   std::vector<PlanEntry> frontier;
+  std::optional<PlanEntry> fastest_within;  // the fastest feasible plan within kFastestWithinCost of the winner's cost
   ScreenedEntries entries;  // every fitting config, with its final verdict
   std::array<std::int64_t, kVerdicts> counts{};  // verdicts decided here
   MissSlots misses;

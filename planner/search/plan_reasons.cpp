@@ -72,8 +72,13 @@ class Explainer {
 
   std::vector<std::string> lines() {
     const std::int64_t feasible = p_.counts[static_cast<int>(Verdict::feasible)];
-    out_.push_back("cheapest of " + std::to_string(feasible) + " feasible plans confirmed by Monte Carlo, out of " +
+    const std::optional<double> value = s_.constraints.value_of_time_usd_per_hour;
+    out_.push_back((value ? "lowest cost + " + usd_text(*value) + " x expected hours (constraints.value_of_time_usd_per_hour)"
+                          : std::string("cheapest")) +
+                   " of " + std::to_string(feasible) + " feasible plans confirmed by Monte Carlo, out of " +
                    std::to_string(p_.evaluated) + " candidates (" + std::to_string(p_.simulated) + " step simulations)");
+    if (value) value_of_time(*value);
+    fastest_within();
     fit();
     if (model_parallel(w_.config().parallelism)) {
       without_model_parallelism();
@@ -96,6 +101,42 @@ class Explainer {
   }
 
  private:
+  // What the value of time bought: the winner's cost and hours against the cheapest feasible plan's
+  // (the frontier's last point: fastest first, cheapest last).
+  void value_of_time(double value) {
+    const PlanEntry& cheapest = p_.frontier.empty() ? w_ : p_.frontier.back();
+    const auto total = [&](const PlanEntry& e) { return e.mean_usd() + value * e.mean_hours(); };
+    if (same_choice(cheapest, w_) && cheapest.config().micro_batch == w_.config().micro_batch && cheapest.mean_usd() == w_.mean_usd()) {
+      out_.push_back("at " + usd_text(value) + " an hour of wall time the cheapest plan is also the best: " + usd_text(total(w_)) +
+                     " with its " + fixed(w_.mean_hours(), 1) + " h");
+      return;
+    }
+    out_.push_back("at " + usd_text(value) + " an hour of wall time: " + usd_text(w_.mean_usd()) + " and " + fixed(w_.mean_hours(), 1) + " h (" +
+                   usd_text(total(w_)) + " with the time) against the cheapest plan, " + candidate_text(*cheapest.node, cheapest.config()) +
+                   ", " + usd_text(cheapest.mean_usd()) + " and " + fixed(cheapest.mean_hours(), 1) + " h (" + usd_text(total(cheapest)) + ")");
+  }
+
+  // What a little more money buys: the fastest plan within +25% of the winner's cost.
+  void fastest_within() {
+    if (!p_.fastest_within) {
+      // The frontier's cheapest point faster than the winner, if any: what the next step up costs.
+      const PlanEntry* next = nullptr;
+      for (const PlanEntry& f : p_.frontier) {
+        if (f.mean_hours() < w_.mean_hours() && (next == nullptr || f.mean_usd() < next->mean_usd())) next = &f;
+      }
+      out_.push_back("no plan within +" + share_text(kFastestWithinCost) + " of this cost is faster" +
+                     (next == nullptr ? std::string()
+                                      : "; the cheapest faster one, " + candidate_text(*next->node, next->config()) + ", takes " +
+                                            fixed(next->mean_hours(), 1) + " h for " + usd_text(next->mean_usd()) + " (" + worse_text(*next, w_) +
+                                            "), " + fixed(w_.mean_hours() / next->mean_hours(), 1) + "x faster"));
+      return;
+    }
+    const PlanEntry& f = *p_.fastest_within;
+    out_.push_back("fastest within +" + share_text(kFastestWithinCost) + " of this cost: " + candidate_text(*f.node, f.config()) + ", " +
+                   fixed(f.mean_hours(), 1) + " h for " + usd_text(f.mean_usd()) + " (" + worse_text(f, w_) + "), " +
+                   fixed(w_.mean_hours() / f.mean_hours(), 1) + "x faster than this plan's " + fixed(w_.mean_hours(), 1) + " h");
+  }
+
   void fit() {
     const MemoryEstimate& m = w_.evaluation.memory;
     out_.push_back("fits: simulated peak " + gib(m.peak_bytes) + " of " + gib(m.usable_bytes) + " usable (" +
