@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses of every reader (tests/fuzz/README.md) in build-fuzz/ with Debian's
+# Builds the libFuzzer harnesses of every reader (tests/fuzz/README.md) in build-sanitize/ with Debian's
 # clang, seeds each harness's corpus from the bundled files, replays its regression inputs, then
 # fuzzes it for a bounded time. Fails (exit 1) on any crash, leak, hang, out-of-memory or contract
-# violation; the input that caused it is saved in build-fuzz/fuzz-artifacts/<harness>/.
+# violation; the input that caused it is saved in build-sanitize/fuzz-artifacts/<harness>/.
 #   scripts/fuzz.sh                     every harness for 45 s
 #   scripts/fuzz.sh --seconds N         every harness for N s
 #   scripts/fuzz.sh --runs N            every harness for N executions (the long run: --runs 1000000)
 #   scripts/fuzz.sh --jobs N            N harnesses at a time (default 1; each uses one core)
 #   scripts/fuzz.sh --only A,B          only these harnesses (names below, without _fuzzer)
 #   scripts/fuzz.sh --fresh             start from the seeds alone (drop the corpora of earlier runs)
-# Corpora (build-fuzz/fuzz-corpus/<harness>/, kept between runs), logs (build-fuzz/fuzz-logs/) and a
-# summary (build-fuzz/fuzz-summary.md) are scratch: nothing generated here is committed.
-# PREFLIGHT_FUZZ_BUILD_DIR names another build folder than build-fuzz.
+# Corpora (build-sanitize/fuzz-corpus/<harness>/, kept between runs), logs (build-sanitize/fuzz-logs/) and a
+# summary (build-sanitize/fuzz-summary.md) are scratch: nothing generated here is committed.
+# PREFLIGHT_FUZZ_BUILD_DIR names another build folder than build-sanitize (configured without the tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,12 +35,16 @@ fi
 
 scripts/install-deps.sh --fuzz
 
-build=${PREFLIGHT_FUZZ_BUILD_DIR:-build-fuzz}
+# The harnesses live in the sanitizer build (CMakePresets.json's `sanitize`: clang, ASan + UBSan, -O1,
+# line tables), so CI compiles the instrumented tree once for the tests and the fuzzers.
+build=${PREFLIGHT_FUZZ_BUILD_DIR:-build-sanitize}
 if [ ! -f "$build/build.ninja" ]; then
-  # -O1 and line tables only: what fuzzing builds use (fast to build, stacks still name file:line).
-  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DPREFLIGHT_FUZZ=ON -DPREFLIGHT_WERROR=ON \
-    -DPREFLIGHT_BUILD_TESTS=OFF -DPREFLIGHT_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE= \
-    -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" >/dev/null
+  if [ "$build" = build-sanitize ]; then
+    cmake --preset sanitize >/dev/null
+  else
+    CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DPREFLIGHT_FUZZ=ON -DPREFLIGHT_WERROR=ON -DPREFLIGHT_SANITIZE=ON \
+      -DPREFLIGHT_BUILD_TESTS=OFF -DPREFLIGHT_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  fi
 fi
 build_start=$(date +%s)
 cmake --build "$build" --target preflight_fuzzers -j "$(nproc)"

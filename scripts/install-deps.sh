@@ -10,11 +10,17 @@ packages=(
   libyaml-cpp-dev libtomlplusplus-dev
   libjs-chart.js
 )
-# `--test`: also what the tests need beyond the build (headless Chromium renders the HTML report;
-# Python checks that the generated catalogs match their reference data).
-[ "${1:-}" = "--test" ] && packages+=(chromium python3)
-# `--fuzz`: clang and its libFuzzer runtime, for the fuzzing harnesses (scripts/fuzz.sh, tests/fuzz).
-[ "${1:-}" = "--fuzz" ] && packages+=(clang libclang-rt-14-dev)
+for flag in "$@"; do
+  case "$flag" in
+    # `--test`: also what the tests need beyond the build (headless Chromium renders the HTML report;
+    # Python checks that the generated catalogs match their reference data).
+    --test) packages+=(chromium python3) ;;
+    # `--fuzz`: clang and its sanitizer and libFuzzer runtimes, for the instrumented build that runs
+    # the tests under ASan + UBSan and the fuzzing harnesses (scripts/test.sh --sanitize, scripts/fuzz.sh).
+    --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+    *) echo "install-deps: unknown option $flag (--test, --fuzz)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -8,6 +8,11 @@
 #include <utility>
 #include <vector>
 
+// The driver's context type, at global scope as cuda.h declares it: a function called through a
+// pointer must have the type its definition has (UBSan's -fsanitize=function checks it against the
+// test's fake driver, whose CUctx_st is this one).
+struct CUctx_st;
+
 namespace preflight::here {
 
 namespace {
@@ -17,7 +22,7 @@ namespace {
 // cudaDeviceProp, whose layout does; so no CUDA header is needed.
 using CUresult = int;
 using CUdevice = int;
-using CUcontext = struct CUctx_st*;
+using CUcontext = ::CUctx_st*;
 constexpr CUresult kCudaSuccess = 0;
 constexpr CUresult kCudaErrorNoDevice = 100;
 constexpr int kComputeCapabilityMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR

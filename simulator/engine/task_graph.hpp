@@ -15,11 +15,15 @@
 #include <vector>
 
 // GCC 12 with the sanitizers reports -Wmaybe-uninitialized inside boost::optional as used by
-// boost/graph headers (a false positive in a system header's inlined code).
+// boost/graph headers (a false positive in a system header's inlined code). Clang has no such group.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <boost/graph/compressed_sparse_row_graph.hpp>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 namespace preflight::engine {
 
