@@ -255,7 +255,10 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   }
   r.checkpoint = plan_checkpoints(ckpt_bytes, settings, writers, node.gpus_per_node, step.seconds(), mtbi_seconds, interval);
   r.checkpoint_mode = settings.mode;
-  if (!s.checkpoint.mode) {
+  // Stacks that save asynchronously out of the box: Megatron-Core (--async-save) and torchtitan
+  // (checkpoint.async_mode); Hugging Face's Trainer and Composer save synchronously.
+  const bool stack_saves_async = c.framework == Framework::megatron || c.framework == Framework::torchtitan;
+  if (!s.checkpoint.mode && stack_saves_async) {
     // Not given: the mode that stalls training less. Async copies each writing node's share to
     // pinned host memory first (torch.distributed.checkpoint async_save, Megatron's async save):
     // taken only where that snapshot fits in half the node's host memory (rd::kAsyncSnapshotHostShare).

@@ -338,7 +338,8 @@ class Explainer {
     const bool async = w_.run.checkpoint_mode == CheckpointMode::asynchronous;
     const std::string mode = async ? "asynchronous (a " + fixed(k.stall_seconds, 1) + " s snapshot stalls training while the write goes on)"
                                    : "synchronous (training waits for each write)";
-    const std::string against = w_.run.other_mode_overhead < 0.0 ? " (checkpoint.mode)"
+    const std::string against = w_.run.other_mode_overhead < 0.0
+                                    ? (s_.checkpoint.mode ? " (checkpoint.mode)" : " (its stack saves synchronously)")
                                 : std::string(" against ") + share_text(w_.run.other_mode_overhead) + (async ? " synchronous" : " asynchronous");
     out_.push_back("checkpoint every " + fixed(k.interval_seconds / 60.0, 1) + " min (" +
                    (w_.config().checkpoint_interval_minutes ? "given" : "Daly's optimum") + " for a mean time between interruptions of " +

@@ -52,7 +52,7 @@ TEST(FaultRate, BloomScaleWeekSeesOneOrTwo) {
 // One node for a day: a small number, not none.
 TEST(FaultRate, OneNodeDaySeesFew) {
   const RunOutcome o = simulate_run(faulty_run(8, 24.0));
-  EXPECT_GT(fr::kPerGpuHour * 8 * 24.0, 0.0);
+  EXPECT_GT(o.interruptions_expected, 0.0);  // a few of the 2,000 trials see one
   EXPECT_LT(o.interruptions_expected, 0.02);
 }
 
