@@ -81,6 +81,12 @@ ModelSpec gpt2(ObjectReader& r) {
   return m;
 }
 
+ModelSpec gpt_bigcode(ObjectReader& r) {
+  ModelSpec m = gpt2(r);
+  if (flag(r, "multi_query", true)) m.kv_heads = 1;
+  return m;
+}
+
 // GPTNeoXConfig: a two-matrix GELU MLP (dense_h_to_4h, dense_4h_to_h) with biases, LayerNorms, q/k/v
 // and dense biased unless attention_bias is false, separate embed_in and embed_out.
 ModelSpec gpt_neox(ObjectReader& r) {

@@ -8,6 +8,8 @@
 namespace preflight::hf {
 
 ModelSpec gpt2(io::ObjectReader& r);
+// GPTBigCodeConfig (StarCoder, SantaCoder): GPT-2's keys, one key-value head under multi_query (its default).
+ModelSpec gpt_bigcode(io::ObjectReader& r);
 ModelSpec gpt_neox(io::ObjectReader& r);
 ModelSpec phi(io::ObjectReader& r);
 ModelSpec starcoder2(io::ObjectReader& r);

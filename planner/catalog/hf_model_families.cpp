@@ -145,6 +145,7 @@ const std::map<std::string, Reader, std::less<>>& gelu_readers() {
   static const std::map<std::string, Reader, std::less<>> table{
       {"gpt2", gpt2},     {"gpt_neox", gpt_neox},        {"phi", phi},                {"falcon", falcon},
       {"bloom", bloom},   {"RefinedWebModel", falcon},   {"RefinedWeb", refined_web}, {"starcoder2", starcoder2},
+      {"gpt_bigcode", gpt_bigcode},
   };
   return table;
 }

@@ -1,5 +1,6 @@
 // `preflight validate`: the simulator, with the catalog's fitted factors, against every shipped
-// dataset of published measurements; exit 1 when a dataset exceeds its tolerance. `--refit DIR`
+// dataset of published measurements, and the planner against published whole pre-training runs
+// (published/whole_runs.csv); exit 1 when a dataset exceeds its tolerance. `--refit DIR`
 // refits the factors from the same data and writes DIR/step_model.json (what the catalog ships) and
 // DIR/step_model_report.md (their error on data the fit did not see).
 
@@ -12,6 +13,7 @@
 #include "planner/report/validation_report.hpp"
 #include "planner/validation/datasets.hpp"
 #include "planner/validation/step_model_fit_json.hpp"
+#include "planner/whole_run/whole_run_validation.hpp"
 #include "simulator/spec/errors.hpp"
 
 namespace preflight::cli {
@@ -44,11 +46,16 @@ int run_validate(const ValidateOptions& options, std::ostream& out, std::ostream
   }
   const StepModelFit* fit = options.physics ? nullptr : catalog.step_model_fit();
   const std::vector<validation::DatasetResult> results = validation::evaluate_datasets(datasets, fit);
-  io::write_output(options.output.out, validation_report(options.output.format, results, fit != nullptr ? fit->source : ""), out);
+  // The whole runs: a copy beside the other measurements (--data) wins over the repository's own.
+  const std::filesystem::path beside = data / "whole_runs.csv";
+  const std::filesystem::path runs_file = std::filesystem::exists(beside) ? beside : whole_run::whole_runs_file();
+  const whole_run::WholeRunValidation whole =
+      whole_run::validate_whole_runs(whole_run::read_whole_runs(runs_file), runs_file, catalog, fit);
+  io::write_output(options.output.out, validation_report(options.output.format, results, fit != nullptr ? fit->source : "", &whole), out);
   for (const validation::DatasetResult& r : results) {
     if (!r.within_tolerance()) return 1;
   }
-  return 0;
+  return whole.all.within_tolerance() ? 0 : 1;
 }
 
 }  // namespace

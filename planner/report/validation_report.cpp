@@ -1,7 +1,10 @@
 #include "planner/report/validation_report.hpp"
 
+#include "planner/report/whole_run_report.hpp"
+
 #include <nlohmann/json.hpp>
 
+#include "planner/report/validation_cells.hpp"
 #include "planner/text/markup_text.hpp"
 #include "planner/text/number_text.hpp"
 #include "planner/text/text_table.hpp"
@@ -10,11 +13,12 @@ namespace preflight {
 
 namespace {
 
+using validation_cells::markdown_row;
+using validation_cells::plain_percent;
+using validation_cells::signed_percent;
 using validation::DatasetResult;
 using validation::ErrorSummary;
 
-std::string signed_percent(double v) { return (v >= 0.0 ? "+" : "") + fixed(100.0 * v, 1) + "%"; }
-std::string plain_percent(double v) { return fixed(100.0 * v, 1) + "%"; }
 
 std::vector<std::string> summary_cells(const std::string& name, const ErrorSummary& s) {
   return {name, std::to_string(s.rows), plain_percent(s.mean_absolute), signed_percent(s.mean_signed), plain_percent(s.worst),
@@ -35,14 +39,14 @@ nlohmann::ordered_json summary_json(const ErrorSummary& s) {
           {"predicted_out_of_memory", s.predicted_out_of_memory}};
 }
 
-bool all_within(const std::vector<DatasetResult>& results) {
+bool all_within(const std::vector<DatasetResult>& results, const whole_run::WholeRunValidation* whole) {
   for (const DatasetResult& r : results) {
     if (!r.within_tolerance()) return false;
   }
-  return true;
+  return whole == nullptr || whole->all.within_tolerance();
 }
 
-std::string text(const std::vector<DatasetResult>& results, const std::string& fit) {
+std::string text(const std::vector<DatasetResult>& results, const std::string& fit, const whole_run::WholeRunValidation* whole) {
   std::string out = "preflight validate: the simulator against published measurements\n";
   out += "  errors are speed errors: + when the prediction is faster than the measurement\n";
   out += "  fitted factors: " + (fit.empty() ? std::string("none (the physics alone)") : fit) + "\n";
@@ -75,11 +79,12 @@ std::string text(const std::vector<DatasetResult>& results, const std::string& f
       out += g.render("  ");
     }
   }
-  out += all_within(results) ? "\nevery dataset within its tolerance\n" : "\nA DATASET EXCEEDS ITS TOLERANCE\n";
+  if (whole != nullptr) out += whole_run_text(*whole);
+  out += all_within(results, whole) ? "\nevery dataset within its tolerance\n" : "\nA DATASET EXCEEDS ITS TOLERANCE\n";
   return out;
 }
 
-std::string json(const std::vector<DatasetResult>& results, const std::string& fit) {
+std::string json(const std::vector<DatasetResult>& results, const std::string& fit, const whole_run::WholeRunValidation* whole) {
   nlohmann::ordered_json j;
   j["error_sign"] = "+ when the prediction is faster than the measurement";
   j["fit"] = fit.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(fit);
@@ -102,17 +107,12 @@ std::string json(const std::vector<DatasetResult>& results, const std::string& f
     list.push_back(d);
   }
   j["datasets"] = list;
-  j["within_tolerance"] = all_within(results);
+  if (whole != nullptr) j["whole_runs"] = whole_run_json(*whole);
+  j["within_tolerance"] = all_within(results, whole);
   return j.dump(2) + "\n";
 }
 
-std::string markdown_row(const std::vector<std::string>& cells) {
-  std::string s = "|";
-  for (const std::string& c : cells) s += " " + markdown_text(c) + " |";
-  return s + "\n";
-}
-
-std::string markdown(const std::vector<DatasetResult>& results, const std::string& fit) {
+std::string markdown(const std::vector<DatasetResult>& results, const std::string& fit, const whole_run::WholeRunValidation* whole) {
   std::string out = "# Validation against published measurements\n\n";
   out += "Speed errors: + when the prediction is faster than the measurement. Fitted factors: " +
          markdown_text(fit.empty() ? "none (the physics alone)" : fit) + ".\n\n";
@@ -134,15 +134,17 @@ std::string markdown(const std::vector<DatasetResult>& results, const std::strin
       for (const auto& [name, s] : *group) out += markdown_row(summary_cells(name, s));
     }
   }
+  if (whole != nullptr) out += whole_run_markdown(*whole);
   return out;
 }
 
 }  // namespace
 
-std::string validation_report(const std::string& format, const std::vector<DatasetResult>& results, const std::string& fit) {
-  if (format == "json") return json(results, fit);
-  if (format == "markdown") return markdown(results, fit);
-  return text(results, fit);
+std::string validation_report(const std::string& format, const std::vector<DatasetResult>& results, const std::string& fit,
+                              const whole_run::WholeRunValidation* whole_runs) {
+  if (format == "json") return json(results, fit, whole_runs);
+  if (format == "markdown") return markdown(results, fit, whole_runs);
+  return text(results, fit, whole_runs);
 }
 
 std::string fit_report_markdown(const validation::FitReport& report) {

@@ -368,6 +368,10 @@ ModelSpec read_model(ObjectReader& r, const Catalog& catalog, const fs::path& sc
 Scenario load_scenario(const fs::path& file, const Catalog& catalog, const nlohmann::json& patch) {
   nlohmann::json doc = io::parse_file(file);
   if (patch.is_object() && doc.is_object()) doc.merge_patch(patch);
+  return read_scenario(doc, file, catalog);
+}
+
+Scenario read_scenario(const nlohmann::json& doc, const fs::path& file, const Catalog& catalog) {
   ObjectReader r(doc, file.string(), "$");
   Scenario s;
   s.file = file;

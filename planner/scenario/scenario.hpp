@@ -123,6 +123,9 @@ struct Scenario {
 // `patch`: a JSON merge patch (RFC 7386) applied to the file's document before it is read (what
 // `--from` files say about the job); null: none.
 Scenario load_scenario(const std::filesystem::path& file, const Catalog& catalog, const nlohmann::json& patch = nullptr);
+// A scenario document already in memory; `file` names it in errors and anchors its relative paths
+// (a model's config.json, a price book, a spot trace).
+Scenario read_scenario(const nlohmann::json& doc, const std::filesystem::path& file, const Catalog& catalog);
 
 // The stack a config runs when it names none: the scenario's training.framework, else Megatron-LM for
 // tensor/pipeline layouts and Hugging Face transformers for the rest.

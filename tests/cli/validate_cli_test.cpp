@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -17,16 +19,18 @@ using nlohmann::json;
 
 const std::string kScenario = std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/llama2-7b-full-8xa100-zero3.json";
 
-TEST(CliValidate, EveryShippedDatasetWithinItsTolerance) {
+// The step datasets each within their tolerance; the whole runs reported beside them, and the exit
+// status 1 exactly when a set (the whole runs included) is past its bounds.
+TEST(CliValidate, EveryShippedDatasetWithinItsToleranceAndTheWholeRunsReported) {
   const test::CliResult r = test::run_preflight("validate --format json");
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err << r.out;
   const json v = json::parse(r.out);
-  EXPECT_TRUE(v.at("within_tolerance").get<bool>());
   EXPECT_FALSE(v.at("fit").is_null());
   EXPECT_TRUE(v.at("in_sample").get<bool>());  // the shipped factors saw these rows: never reported as held-out
   std::map<std::string, int> rows;
   for (const json& d : v.at("datasets")) {
     rows[d.at("name")] = d.at("rows").get<int>();
+    EXPECT_TRUE(d.at("within_tolerance").get<bool>()) << d.at("name");
     EXPECT_LE(d.at("mean_absolute_error").get<double>(), d.at("tolerance_mean_absolute_error").get<double>()) << d.at("name");
     EXPECT_EQ(d.at("predicted_out_of_memory").get<int>(), 0) << d.at("name");
   }
@@ -34,6 +38,21 @@ TEST(CliValidate, EveryShippedDatasetWithinItsTolerance) {
   EXPECT_EQ(rows, (std::map<std::string, int>{{"llm-foundry", 201}, {"vtrain-single-node", 1440}, {"vtrain-multi-node", 103},
                                               {"korthikanti-2022", 8}, {"narayanan-2021", 10},
                                               {"nemo-h100", 9}, {"nemo-b200", 8}, {"torchtitan-h100", 4}}));
+  const json& whole = v.at("whole_runs");
+  EXPECT_EQ(whole.at("runs").size(), 13u);
+  EXPECT_EQ(whole.at("rows").get<int>(), 13);  // every run planned on its published machine
+  EXPECT_EQ(whole.at("tolerance_median_absolute_error").get<double>(), 0.25);
+  EXPECT_EQ(whole.at("tolerance_mean_signed_error").get<double>(), 0.15);
+  const bool whole_within = whole.at("within_tolerance").get<bool>();
+  EXPECT_EQ(whole_within, whole.at("median_absolute_error").get<double>() <= 0.25 &&
+                              std::abs(whole.at("mean_signed_error").get<double>()) <= 0.15);
+  EXPECT_EQ(v.at("within_tolerance").get<bool>(), whole_within);
+  EXPECT_EQ(r.exit_code, whole_within ? 0 : 1);
+  for (const json& run : whole.at("runs")) {
+    EXPECT_NEAR(run.at("error").get<double>(),
+                run.at("predicted_gpu_hours").get<double>() / run.at("published_gpu_hours").get<double>() - 1.0, 1e-3)
+        << run.at("id");
+  }
 }
 
 // Without the fitted factors vTrain's host-bound single-node rows are ~50% too fast: past the
