@@ -78,8 +78,9 @@ catalog_seeds() {
   mkdir -p "$dir"
   cp catalogs/gpus.json "$dir/seed-gpus"
   for f in catalogs/instances/*.json; do
-    printf '%s%s%s%s%s%s%s' "$(cat catalogs/gpus.json)" "$separator" "$(cat catalogs/storage.json)" "$separator" \
-      "$(cat catalogs/fitted/spot_interruptions.json)" "$separator" "$(cat "$f")" >"$dir/seed-gpus-$(basename "$f" .json)"
+    printf '%s%s%s%s%s%s%s%s%s' "$(cat catalogs/gpus.json)" "$separator" "$(cat catalogs/storage.json)" "$separator" \
+      "$(cat catalogs/fitted/spot_interruptions.json)" "$separator" "$(cat catalogs/grid_intensity.json)" "$separator" \
+      "$(cat "$f")" >"$dir/seed-gpus-$(basename "$f" .json)"
   done
 }
 

@@ -1,5 +1,7 @@
 #include "planner/catalog/catalog.hpp"
 
+#include "planner/catalog/grid_intensity_io.hpp"
+
 #include "planner/catalog/step_model_fit_io.hpp"
 #include "simulator/spec/units.hpp"
 
@@ -187,6 +189,9 @@ Catalog Catalog::load(const fs::path& dir, bool with_fit) {
   if (const fs::path fit = dir / "fitted" / "step_model.json"; with_fit && fs::exists(fit)) c.step_model_fit_ = read_step_model_fit(fit);
   if (const fs::path spot = dir / "fitted" / "spot_interruptions.json"; fs::exists(spot)) c.spot_market_ = read_spot_market(spot);
   if (const fs::path storage = dir / "storage.json"; fs::exists(storage)) c.storage_ = read_storage_prices(storage);
+  if (const fs::path grid = dir / "grid_intensity.json"; fs::exists(grid)) {
+    c.energy_sites_ = std::make_shared<const EnergySites>(read_energy_sites(grid));
+  }
 
   std::vector<fs::path> files;
   if (!fs::is_directory(dir / "instances")) {
@@ -217,6 +222,7 @@ Catalog Catalog::load(const fs::path& dir, bool with_fit) {
     r.finish();
   }
   for (NodeSpec& n : c.instances_) {
+    n.energy_sites = c.energy_sites_;
     if (n.prices.empty()) continue;  // owned hardware: no spot market, no provider's storage
     if (const SpotMarketFigures* f = c.spot_market(n.provider, n.gpus_per_node)) n.spot_market = *f;
     if (const ProviderStorage* p = c.storage_prices(n.provider)) n.storage = *p;

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,8 @@ class Catalog {
   const SpotMarketFigures* spot_market(const std::string& provider, int gpus_per_node) const {
     return spot_market_.find(provider, gpus_per_node);
   }
+  // The PUE and grid-intensity table (catalogs/grid_intensity.json); null when the catalog has none.
+  const std::shared_ptr<const EnergySites>& energy_sites() const { return energy_sites_; }
   const ProviderStorage* storage_prices(const std::string& provider) const {
     const auto it = storage_.find(provider);
     return it == storage_.end() ? nullptr : &it->second;
@@ -84,6 +87,7 @@ class Catalog {
   std::optional<StepModelFit> step_model_fit_;
   SpotMarketTable spot_market_;
   std::map<std::string, ProviderStorage> storage_;
+  std::shared_ptr<const EnergySites> energy_sites_;
 };
 
 }  // namespace preflight

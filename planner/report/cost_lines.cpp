@@ -1,5 +1,8 @@
 #include "planner/report/cost_lines.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "planner/run/block_purchase.hpp"
 #include "planner/run/interruption_counts.hpp"
 #include "simulator/economics/fault_rates.hpp"
@@ -8,6 +11,12 @@
 namespace preflight {
 
 namespace {
+
+// A source's name, without the locator the JSON carries in full.
+std::string short_source(const std::string& s) { return s.substr(0, std::min({s.find(": "), s.find(" ("), s.find(" = ")})); }
+
+// Kilograms below a tonne, else tonnes.
+std::string co2e_text(double kg) { return kg < 1000.0 ? fixed(kg, 1) + " kg" : fixed(kg / 1000.0, kg < 1e5 ? 2 : 0) + " t"; }
 
 // Dollars to the cent below $100 (a storage line of a short run is cents), else whole dollars.
 std::string money(double usd) { return usd < 100.0 ? "$" + fixed(usd, 2) : usd_text(usd); }
@@ -26,6 +35,10 @@ std::vector<std::string> cost_lines(const RunEstimate& r, const StrategyConfig& 
   std::string machines = "machines " + money(o.compute_usd - electricity) + ": " + fixed(o.billed_hours, 1) + " h of " +
                          std::to_string(c.nodes) + " x " + c.instance + " at " + usd_text(r.usd_per_hour - r.electricity_usd_per_hour) +
                          "/h" + (r.price.term != "list" ? " (at your " + r.price.term + " rate)" : "");
+  if (r.owned) {
+    machines += " (owned: " + usd_text(r.owned->purchase_usd) + " a node over " + fixed(r.owned->lifetime_years, 1) + " years used " +
+                share_text(r.owned->utilisation) + " of the time, " + usd_text(r.owned->usd_per_node_hour()) + " a node-hour)";
+  }
   if (r.fallback) {
     machines += ", and " + fixed(o.fallback_hours, 1) + " h on demand at " + usd_text(r.inputs.fallback_usd_per_hour) + "/h" +
                 (r.fallback->term != "list" ? " (your " + r.fallback->term + " rate)" : "") + " (in " + share_text(o.fallback_probability) + " of the trials)";
@@ -49,7 +62,15 @@ std::vector<std::string> cost_lines(const RunEstimate& r, const StrategyConfig& 
   lines.push_back("storage " + money(o.storage_usd) + ": " + r.storage_basis);
   if (r.egress_gb > 0.0) lines.push_back("egress " + money(o.fixed_usd) + ": " + r.egress_basis);
   if (r.electricity_usd_per_hour > 0.0) {
-    lines.push_back("electricity " + money(electricity) + " (an estimate: GPU board power x busy share x hours at the scenario's kWh price)");
+    lines.push_back("electricity " + money(electricity) + " (the energy below at the scenario's kWh price)");
+  }
+  if (r.facility_kw > 0.0) {
+    const RunEnergy e = run_energy(r);
+    lines.push_back("energy " + grouped_digits(static_cast<std::int64_t>(std::llround(e.kwh))) + " kWh (" + fixed(r.facility_kw, 1) +
+                    " kW for " + fixed(e.hours, 1) + " h: the nodes' draw while training, at PUE " + fixed(r.site.pue, 2) + ", " +
+                    short_source(r.site.pue_source) + "), " + co2e_text(e.co2e_kg) + " CO2e at " + fixed(r.site.gco2e_per_kwh, 0) +
+                    " g/kWh (" + (r.site.regional ? "the grid of " + r.price.region + ": " : "no figure for the region: ") +
+                    short_source(r.site.grid_source) + ")");
   }
   lines.push_back("total " + usd_text(o.usd.mean) + " expected, p90 " + usd_text(o.usd.p90));
   for (const std::string& w : r.warnings) lines.push_back("WARNING: " + w);

@@ -179,6 +179,21 @@ nlohmann::ordered_json cost_json(const RunEstimate& r, Pricing pricing) {
   return j;
 }
 
+nlohmann::ordered_json energy_json(const RunEstimate& r) {
+  const RunEnergy e = run_energy(r);
+  nlohmann::ordered_json j;
+  j["kwh"] = rounded(e.kwh, 1);
+  j["co2e_kg"] = rounded(e.co2e_kg, 1);
+  j["grid_gco2e_per_kwh"] = rounded(r.site.gco2e_per_kwh, 1);
+  j["pue"] = rounded(r.site.pue, 3);
+  j["facility_kw"] = rounded(r.facility_kw, 2);
+  j["hours"] = rounded(e.hours, 2);
+  j["grid_regional"] = r.site.regional;  // false: the world average stands in for the region
+  j["grid_source"] = r.site.grid_source;
+  j["pue_source"] = r.site.pue_source;
+  return j;
+}
+
 nlohmann::ordered_json result_json(const Evaluation& e, const RunEstimate& run, const NodeSpec& node,
                                    const TrainingJob& job) {
   nlohmann::ordered_json j;
@@ -187,6 +202,15 @@ nlohmann::ordered_json result_json(const Evaluation& e, const RunEstimate& run, 
   j["step"] = step_json(e, node, job);
   j["run"] = run_json(run);
   j["cost"] = cost_json(run, e.config.pricing);
+  if (node.owned) {
+    j["cost"]["owned"] = {{"purchase_usd", node.owned->purchase_usd},
+                          {"lifetime_years", node.owned->lifetime_years},
+                          {"utilisation", node.owned->utilisation},
+                          {"usd_per_node_hour", rounded(node.owned->usd_per_node_hour(), 4)}};
+  } else {
+    j["cost"]["owned"] = nullptr;
+  }
+  j["energy"] = energy_json(run);
   return j;
 }
 

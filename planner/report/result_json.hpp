@@ -21,12 +21,14 @@ namespace preflight {
 nlohmann::ordered_json memory_json(const MemoryEstimate& memory, bool peak_from_timeline);
 nlohmann::ordered_json run_json(const RunEstimate& run);
 nlohmann::ordered_json cost_json(const RunEstimate& run, Pricing pricing);
+// The contract's "energy": kWh, CO2e, the grid's intensity and the PUE, with their sources.
+nlohmann::ordered_json energy_json(const RunEstimate& run);
 // Model FLOPs utilisation of a step (the FLOPs MFU counts over the GPU's peak for the precision).
 double step_mfu(const StepTime& step, const NodeSpec& node, const TrainingJob& job);
 // The evaluation's step (it must have one): time, throughput, MFU, where the time goes (by phase and
 // by kernel class) and the attention kernel its stack ran.
 nlohmann::ordered_json step_json(const Evaluation& evaluation, const NodeSpec& node, const TrainingJob& job);
-// The contract's "result of one configuration": config, memory, step, run and cost.
+// The contract's "result of one configuration": config, memory, step, run, cost and energy.
 nlohmann::ordered_json result_json(const Evaluation& evaluation, const RunEstimate& run, const NodeSpec& node,
                                    const TrainingJob& job);
 

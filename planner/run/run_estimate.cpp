@@ -146,11 +146,12 @@ void price_egress(const Scenario& s, const NodeSpec& node, RunEstimate& r) {
 }
 
 // Owned machines: their GPUs' power at the step's busy share, when the scenario prices a kWh.
-void price_electricity(const Scenario& s, const NodeSpec& node, const StrategyConfig& c, const StepTime& step, RunEstimate& r) {
-  if (r.price.usd_per_node_hour > 0.0 || !s.prices.electricity_usd_per_kwh || !node.gpu.board_power_watts) return;
-  const double busy = step.seconds() > 0.0 ? std::clamp((step.compute_seconds + step.recompute_seconds) / step.seconds(), 0.0, 1.0) : 1.0;
-  const double kw = static_cast<double>(c.nodes * node.gpus_per_node) * *node.gpu.board_power_watts * busy / 1000.0;
-  r.electricity_usd_per_hour = kw * *s.prices.electricity_usd_per_kwh;
+// Owned machines (no market price, or an inline cluster's `owned`) pay their electricity: the nodes'
+// draw at the site's PUE (energy_use.hpp) at the scenario's kWh price. A rented machine's price
+// includes it.
+void price_electricity(const Scenario& s, const NodeSpec& node, RunEstimate& r) {
+  if ((r.price.usd_per_node_hour > 0.0 && !node.owned) || !s.prices.electricity_usd_per_kwh) return;
+  r.electricity_usd_per_hour = r.facility_kw * *s.prices.electricity_usd_per_kwh;
 }
 
 // The team's book rate where it is below what the choice pays (or where the list has no on-demand
@@ -164,6 +165,16 @@ std::optional<PriceChoice> with_book(const Scenario& s, const NodeSpec& node, co
 }
 
 }  // namespace
+
+RunEnergy run_energy(const RunEstimate& r) {
+  const RunOutcome& o = r.outcome;
+  RunEnergy e;
+  // Billed hours are running hours, but a capacity block bills its whole span whatever the run uses.
+  e.hours = r.block_nodes > 0 ? o.hours.mean - r.inputs.start_delay_hours : o.billed_hours + o.fallback_hours;
+  e.kwh = r.facility_kw * e.hours;
+  e.co2e_kg = e.kwh * r.site.gco2e_per_kwh / 1000.0;
+  return e;
+}
 
 std::optional<PriceChoice> job_price(const Scenario& s, const NodeSpec& node, const StrategyConfig& c) {
   const PricePolicy p = policy(s, c);
@@ -296,7 +307,12 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
 
   price_storage(s, node, r);
   price_egress(s, node, r);
-  price_electricity(s, node, c, step, r);
+  r.owned = node.owned;
+  r.site = energy::site_energy(node.energy_sites.get(), node.provider, r.price.region);
+  if (node.gpu.board_power_watts) {
+    r.facility_kw = energy::node_training_watts(*node.gpu.board_power_watts, node.gpus_per_node) * c.nodes * r.site.pue / 1000.0;
+  }
+  price_electricity(s, node, r);
   r.usd_per_hour = price->usd_per_node_hour * c.nodes + r.electricity_usd_per_hour;
 
   r.steps = static_cast<std::int64_t>(std::ceil(s.training().tokens / s.training().global_batch_tokens()));

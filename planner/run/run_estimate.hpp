@@ -10,6 +10,7 @@
 
 #include "planner/scenario/scenario.hpp"
 #include "simulator/economics/checkpoint_plan.hpp"
+#include "simulator/economics/energy_use.hpp"
 #include "simulator/economics/pricing.hpp"
 #include "simulator/economics/run_monte_carlo.hpp"
 #include "simulator/hardware/machine.hpp"
@@ -58,6 +59,11 @@ struct RunEstimate {
   CheckpointMode checkpoint_mode = CheckpointMode::synchronous;  // as given, or the one that stalls less
   double other_mode_overhead = -1.0;  // where the mode was chosen: the other one's overhead fraction (-1: given)
   double electricity_usd_per_hour = 0.0;
+  // The job's nodes' draw while training, at the wall and with the site's PUE (0: the GPU's board power
+  // is not in the catalog), and the site's PUE and grid intensity (energy_use.hpp).
+  double facility_kw = 0.0;
+  energy::SiteEnergy site;
+  std::optional<NodeSpec::Owned> owned;  // owned machines: what their hourly cost is made of
   double storage_usd_per_hour = 0.0;  // checkpoint storage, per wall-clock hour
   std::string storage_basis;          // the offer and its price, or why it is free or unpriced
   double egress_gb = 0.0;
@@ -77,6 +83,15 @@ struct RunEstimate {
   double lower_bound_usd = 0.0;  // no run of the config can cost less
   RunOutcome outcome;          // the Monte Carlo's; empty until it has run
 };
+
+// The energy a run draws while its machines run (the Monte Carlo's mean hours less the waits for
+// capacity and a capacity block's lead) and the CO2e its site's grid emits for it.
+struct RunEnergy {
+  double hours = 0.0;
+  double kwh = 0.0;
+  double co2e_kg = 0.0;
+};
+RunEnergy run_energy(const RunEstimate& run);
 
 // The price a config pays per node-hour, after the scenario's overrides, discount, regions and zones;
 // empty when the machine lists none for the config's pricing.

@@ -159,6 +159,7 @@ Constraints read_constraints(ObjectReader& r) {
   c.deadline_hours = o->optional_number("deadline_hours", {1e-3, 1e5, false, "hours"});
   c.budget_usd = o->optional_number("budget_usd", {0.01, 1e10, false, "USD"});
   c.value_of_time_usd_per_hour = o->optional_number("value_of_time_usd_per_hour", {0.0, 1e9, false, "USD per hour of wall time"});
+  c.max_kwh = o->optional_number("max_kwh", {0.0, 1e12, true, "kWh"});
   c.min_completion_probability = o->optional_number("min_completion_probability", {0.0, 1.0, true}).value_or(0.9);
   c.vram_headroom = o->optional_number("vram_headroom", {0.0, 0.5}).value_or(memory_defaults::kDefaultVramHeadroom);
   if (o->has("quota")) {
@@ -321,12 +322,27 @@ NodeSpec read_cluster(const nlohmann::json& j, const Catalog& catalog, const std
   n.local_nvme_bytes = r.optional_number("local_nvme_GB", {0.0, 1e7, false, "GB"}).value_or(0.0) * 1e9;
   PriceQuote q;
   q.region = "inline";
-  q.on_demand_usd_per_hour = r.number("usd_per_hour", {0.0, 1e6, false, "USD per hour"});
+  if (std::optional<ObjectReader> o = r.optional_object("owned")) {
+    // Bought, not rented: a node-hour used costs the purchase spread over the hours used in its life.
+    for (const char* rented : {"usd_per_hour", "spot_usd_per_hour"}) {
+      if (r.has(rented)) r.fail(rented, "absent beside \"owned\" (an owned node's hourly cost is its purchase over the hours it is used)");
+    }
+    NodeSpec::Owned own;
+    own.purchase_usd = o->number("purchase_usd", {0.0, 1e9, true, "USD per node"});
+    own.lifetime_years = o->number("lifetime_years", {0.0, 30.0, true, "years"});
+    own.utilisation = o->number("utilisation", {0.0, 1.0, true});
+    o->finish();
+    n.owned = own;
+    q.on_demand_usd_per_hour = own.usd_per_node_hour();
+  } else {
+    q.on_demand_usd_per_hour = r.number("usd_per_hour", {0.0, 1e6, false, "USD per hour"});
+  }
   q.spot_usd_per_hour = r.optional_number("spot_usd_per_hour", {0.0, 1e6, false, "USD per hour"});
   n.spot_interruptions_per_node_hour =
       r.optional_number("spot_interruptions_per_node_hour", {0.0, 100.0, false, "per node-hour"});
   n.prices.push_back(q);
   n.source = "scenario " + file;
+  n.energy_sites = catalog.energy_sites();
   // Spot on a cluster without its own rate takes the traces' figures (said where it is priced).
   if (q.spot_usd_per_hour) {
     if (const SpotMarketFigures* f = catalog.spot_market("inline", n.gpus_per_node)) n.spot_market = *f;
@@ -392,6 +408,7 @@ Scenario read_scenario(const nlohmann::json& doc, const fs::path& file, const Ca
     throw InputError(file.string(), "$.constraints.quota[" + std::to_string(i) + "].provider", "\"" + provider + "\"",
                      "a provider of the catalog or inline: " + catalog_providers_text(catalog));
   }
+  s.objective = r.optional_enum("objective", kObjectiveNames).value_or(Objective::cost);
   s.search = read_search(r);
   s.checkpoint = read_checkpoint(r);
   s.preemption = read_preemption(r, file);

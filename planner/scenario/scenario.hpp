@@ -41,7 +41,14 @@ struct Constraints {
   // What an hour of wall time is worth to the team: set, the plan minimises cost + value x expected
   // hours among the feasible plans (plan_ranking.cpp).
   std::optional<double> value_of_time_usd_per_hour;
+  // The most energy the run may draw (kWh with the site's PUE): a plan over it is refused.
+  std::optional<double> max_kwh;
 };
+
+// What `plan` minimises among the feasible plans: the expected cost (with the value of time where
+// set), or the expected energy (kWh, ties broken by cost).
+enum class Objective { cost, energy };
+inline constexpr EnumNames<Objective, 2> kObjectiveNames{{{Objective::cost, "cost"}, {Objective::energy, "energy"}}};
 
 struct SearchSpace {
   std::vector<std::string> instances;  // empty: the whole catalog (or the GPUs below)
@@ -115,6 +122,7 @@ struct Scenario {
   std::vector<NodeSpec> clusters;            // inline machines, usable wherever an instance id is
   std::optional<nlohmann::json> config_json;  // the inline "config", parsed against a machine later
   std::optional<Framework> framework;         // training.framework: the stack every config runs unless it says
+  Objective objective = Objective::cost;
 
   const ModelSpec& model() const { return workload.model(); }
   const TrainingJob& training() const { return workload.job(); }

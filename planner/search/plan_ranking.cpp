@@ -63,6 +63,7 @@ class Ranker {
       runs = r_.monte_carlo_runs;
       branch_and_bound();
       frontier_candidates();
+      if (s_.objective == Objective::energy) energy_candidates();
       const std::int64_t before_confirming = r_.monte_carlo_runs;
       reported = confirm();
       if (r_.monte_carlo_runs == before_confirming) break;  // nothing new was confirmed: the bar stands
@@ -91,7 +92,9 @@ class Ranker {
   // The plan's objective: the expected cost, plus what its expected wall time is worth where the
   // scenario says (constraints.value_of_time_usd_per_hour). Minimising a sum of cost and time picks a
   // point of the cost-vs-time frontier, which frontier_candidates() gives a Monte Carlo.
+  // Under objective "energy": the expected kWh (ties, the cost order feasible_by_cost() gives).
   double objective(std::size_t i) const {
+    if (s_.objective == Objective::energy) return run_energy(r_.entries[i].run).kwh;
     const RunOutcome& o = r_.entries[i].run.outcome;
     return o.usd.mean + s_.constraints.value_of_time_usd_per_hour.value_or(0.0) * o.hours.mean;
   }
@@ -99,7 +102,7 @@ class Ranker {
   Reported choose() const {
     Reported out;
     std::vector<std::size_t> feasible = feasible_by_cost();
-    if (s_.constraints.value_of_time_usd_per_hour) {
+    if (s_.constraints.value_of_time_usd_per_hour || s_.objective == Objective::energy) {
       std::stable_sort(feasible.begin(), feasible.end(), [&](std::size_t a, std::size_t b) { return objective(a) < objective(b); });
     }
     if (!feasible.empty()) {
@@ -192,6 +195,12 @@ class Ranker {
     } else if (s_.constraints.budget_usd && o.usd.mean > *s_.constraints.budget_usd) {
       e.verdict = Verdict::budget;
       keep_nearest(r_.misses, Verdict::budget, o.usd.mean / *s_.constraints.budget_usd - 1.0, false, [&] { return label() + ": expected cost " + usd_text(o.usd.mean) + " with interruptions"; });
+    } else if (const double kwh = run_energy(e.run).kwh; s_.constraints.max_kwh && kwh > *s_.constraints.max_kwh) {
+      // An energy budget: counted with the budget's.
+      e.verdict = Verdict::budget;
+      keep_nearest(r_.misses, Verdict::budget, kwh / *s_.constraints.max_kwh - 1.0, false, [&] {
+        return label() + ": expected energy " + fixed(kwh, 0) + " kWh, over constraints.max_kwh (" + fixed(*s_.constraints.max_kwh, 0) + " kWh)";
+      });
     } else {
       e.verdict = Verdict::feasible;
     }
@@ -308,14 +317,37 @@ class Ranker {
     }
   }
 
-  // Pareto over (expected hours, expected cost) in closed form and a Monte Carlo for up to
-  // kFrontierPoints of it; the frontier of what is feasible after it is chosen with the rest.
-  void frontier_candidates() {
+  // Configs that may still win: undecided, or feasible.
+  std::vector<std::size_t> still_open() const {
     std::vector<std::size_t> open;
     for (std::size_t i = 0; i < r_.entries.size(); ++i) {
       const Verdict v = r_.entries[i].verdict;
       if (v == Verdict::bounded || v == Verdict::feasible) open.push_back(i);
     }
+    return open;
+  }
+
+  // Under objective "energy" the cost bound does not order what can win: the kFrontierPoints open
+  // configs of least closed-form energy (expected hours x the nodes' draw) get a Monte Carlo, so the
+  // least-energy feasible plan is among those chosen from.
+  void energy_candidates() {
+    std::vector<std::size_t> open = still_open();
+    const auto kwh = [&](std::size_t i) {
+      const PlanEntry& e = r_.entries[i];
+      return e.monte_carlo ? run_energy(e.run).kwh : e.run.expected_hours * e.run.facility_kw;
+    };
+    std::stable_sort(open.begin(), open.end(), [&](std::size_t a, std::size_t b) { return kwh(a) < kwh(b); });
+    std::vector<std::size_t> todo;
+    for (std::size_t k = 0; k < open.size() && k < kFrontierPoints; ++k) {
+      if (!r_.entries[open[k]].monte_carlo) todo.push_back(open[k]);
+    }
+    if (!todo.empty()) monte_carlo(todo);
+  }
+
+  // Pareto over (expected hours, expected cost) in closed form and a Monte Carlo for up to
+  // kFrontierPoints of it; the frontier of what is feasible after it is chosen with the rest.
+  void frontier_candidates() {
+    std::vector<std::size_t> open = still_open();
     const auto hours = [&](std::size_t i) {
       const PlanEntry& e = r_.entries[i];
       return e.monte_carlo ? e.run.outcome.hours.mean : e.run.expected_hours;

@@ -73,8 +73,12 @@ class Explainer {
   std::vector<std::string> lines() {
     const std::int64_t feasible = p_.counts[static_cast<int>(Verdict::feasible)];
     const std::optional<double> value = s_.constraints.value_of_time_usd_per_hour;
-    out_.push_back((value ? "lowest cost + " + usd_text(*value) + " x expected hours (constraints.value_of_time_usd_per_hour)"
-                          : std::string("cheapest")) +
+    const std::string chosen =
+        s_.objective == Objective::energy
+            ? "least energy (objective \"energy\": " + fixed(run_energy(w_.run).kwh, 0) + " kWh expected, the cost breaking ties)"
+        : value ? "lowest cost + " + usd_text(*value) + " x expected hours (constraints.value_of_time_usd_per_hour)"
+                : std::string("cheapest");
+    out_.push_back(chosen +
                    " of " + std::to_string(feasible) + " feasible plans confirmed by Monte Carlo, out of " +
                    std::to_string(p_.evaluated) + " candidates (" + std::to_string(p_.simulated) + " step simulations)");
     if (value) value_of_time(*value);

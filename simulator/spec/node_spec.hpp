@@ -2,12 +2,14 @@
 // One machine type: a cloud instance, an on-prem node or a workstation (catalogs/instances/*.json or
 // a scenario's inline "clusters" entry), with its prices.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "simulator/spec/enum_names.hpp"
 #include "simulator/spec/gpu_spec.hpp"
+#include "simulator/spec/energy_sites.hpp"
 #include "simulator/spec/spot_market.hpp"
 #include "simulator/spec/storage_prices.hpp"
 
@@ -46,6 +48,17 @@ struct NodeSpec {
   std::optional<SpotMarketFigures> spot_market;
   std::optional<ProviderStorage> storage;  // the provider's storage and egress prices; empty: owned or unknown
   std::optional<int> max_nodes;                     // an inline cluster's size
+  // The catalog's PUE and grid-intensity table (null: none), for the energy a run on it draws.
+  std::shared_ptr<const EnergySites> energy_sites;
+  // Owned machines (an inline cluster's `owned`): the hourly cost of a node-hour used is its price
+  // spread over the hours it is used in its lifetime; electricity comes on top.
+  struct Owned {
+    double purchase_usd = 0.0;  // one node
+    double lifetime_years = 0.0;
+    double utilisation = 0.0;   // the share of its lifetime it does paid work
+    double usd_per_node_hour() const { return purchase_usd / (lifetime_years * 8760.0 * utilisation); }
+  };
+  std::optional<Owned> owned;
   // Catalog keys whose values the provider does not document ("intra_node", "inter_node_Gbps"): the
   // catalog writes their conservative reading (PCIe, a modest network) and the search does not put
   // tensor parallelism over an assumed link unless the scenario fixes it.

@@ -225,20 +225,25 @@ TEST(SpotPrices, TheBillAddsUpByHand) {
 
 // A workstation's electricity when the scenario prices a kWh: 2 RTX 4090 at 450 W board power x the
 // step's busy share x the hours x $0.30, named as an estimate.
+// An owned machine (an inline cluster at $0/h) pays its power: two RTX 4090s (450 W board power)
+// in a node rated 1.8 x that, drawing 76% of it while training (energy_use.hpp), at the default PUE
+// 1.56 (no provider's figure for an owned site): 2 x 450 x 1.8 x 0.76 x 1.56 = 1.921 kW, x the billed
+// hours x $0.30/kWh.
 TEST(SpotPrices, OwnedMachinesMayCarryElectricity) {
   const fs::path dir = test::scratch_dir("prices-power");
   json s = read_json(scenario("llama2-7b-lora-dual-rtx4090"));
   s["prices"] = {{"electricity_usd_per_kWh", 0.30}};
   const json sim = run_json("simulate " + written(dir, "power.json", s) + " --trials 200");
-  const json& step = sim.at("step");
-  const double busy = (step.at("breakdown_seconds").at("compute").get<double>() + step.at("breakdown_seconds").at("recompute").get<double>()) /
-                      step.at("seconds").get<double>();
   const double hours = sim.at("run").at("billed_hours_mean");
-  EXPECT_NEAR(sim.at("cost").at("usd").at("electricity").get<double>(), 2 * 450.0 * busy / 1000.0 * hours * 0.30, 0.02);
+  const double kw = 2 * 450.0 * 1.8 * 0.76 * 1.56 / 1000.0;
+  EXPECT_NEAR(sim.at("energy").at("facility_kw").get<double>(), kw, 0.005);
+  EXPECT_NEAR(sim.at("cost").at("usd").at("electricity").get<double>(), kw * hours * 0.30, 0.02);
+  EXPECT_NEAR(sim.at("energy").at("kwh").get<double>(), kw * hours, 0.1);
   EXPECT_EQ(sim.at("cost").at("usd").at("compute").get<double>(), 0.0);
   const test::CliResult text = test::run_preflight("simulate " + written(dir, "power.json", s) + " --trials 200");
   EXPECT_NE(text.out.find("electricity $"), std::string::npos);
-  EXPECT_NE(text.out.find("an estimate"), std::string::npos);
+  EXPECT_NE(text.out.find("the energy below at the scenario's kWh price"), std::string::npos);
+  EXPECT_NE(text.out.find("energy "), std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -1,7 +1,7 @@
-// The catalog reader, Catalog::load(dir): gpus.json, storage.json, fitted/spot_interruptions.json and
-// instances/*.json. One input holds the files, split at "--8<--" lines (fuzz_support.hpp): gpus.json,
-// storage.json, fitted/spot_interruptions.json (each of these two absent when its part is empty),
-// then up to five instances/f1.json ... f5.json. When the catalog reads, what `preflight catalog gpus|
+// The catalog reader, Catalog::load(dir): gpus.json, storage.json, fitted/spot_interruptions.json,
+// grid_intensity.json and instances/*.json. One input holds the files, split at "--8<--" lines
+// (fuzz_support.hpp): gpus.json, storage.json, fitted/spot_interruptions.json, grid_intensity.json
+// (each of these three absent when its part is empty), then up to five instances/f1.json ... f5.json. When the catalog reads, what `preflight catalog gpus|
 // instances` prints of it (table and JSON), and what `check` and `simulate` run for a small scenario
 // (fixtures/small_scenario.json: an inline model, so no models/ folder is needed) on its first
 // instance on demand and its last on spot (prices, regions, spot figures, storage and egress prices).
@@ -58,10 +58,11 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input = as_text(data, size);
   begin_input(input);
-  constexpr std::size_t kFirstInstance = 3;
+  constexpr std::size_t kFirstInstance = 4;
   const std::vector<std::string_view> parts = split_files(input, kFirstInstance + kInstanceFiles);
   std::vector<std::string> files{write_file(catalog_dir() / "gpus.json", parts[0]).string()};
-  for (const auto& [name, i] : {std::pair{"storage.json", std::size_t{1}}, std::pair{"fitted/spot_interruptions.json", std::size_t{2}}}) {
+  for (const auto& [name, i] : {std::pair{"storage.json", std::size_t{1}}, std::pair{"fitted/spot_interruptions.json", std::size_t{2}},
+                                std::pair{"grid_intensity.json", std::size_t{3}}}) {
     if (std::optional<std::string> f = market_file(catalog_dir() / name, parts, i)) files.push_back(*f);
   }
   for (std::size_t i = kFirstInstance; i < kFirstInstance + kInstanceFiles; ++i) {

@@ -4,7 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
+#include "planner/catalog/grid_intensity_io.hpp"
+#include "simulator/spec/errors.hpp"
 #include "support/catalog.hpp"
 
 namespace preflight {
@@ -119,6 +123,31 @@ TEST_F(CatalogTest, SkippedRowsCarryReasons) {
   ASSERT_FALSE(test::catalog().skipped().empty());
   for (const SkippedInstance& s : test::catalog().skipped()) EXPECT_FALSE(s.reason.empty()) << s.instance_type;
   EXPECT_EQ(test::catalog().find_instance("aws/p6-b300.48xlarge"), nullptr);
+}
+
+}  // namespace
+}  // namespace preflight
+
+namespace preflight {
+namespace {
+
+// catalogs/grid_intensity.json: a region listed twice is refused with its JSON path; the shipped
+// table gives AWS's us-east-1 the Cloud Carbon Footprint figure (eGRID2020 SERC, 0.000379069 t/kWh).
+TEST(GridIntensity, ShippedFiguresAndARepeatedRegionRefused) {
+  const std::shared_ptr<const EnergySites>& sites = test::catalog().energy_sites();
+  ASSERT_TRUE(sites);
+  EXPECT_NEAR(sites->grid_by_region.at({"aws", "us-east-1"}).gco2e_per_kwh, 379.1, 1e-9);
+  EXPECT_NEAR(sites->pue_by_provider.at("gcp").pue, 1.1, 1e-12);
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "preflight-grid-repeated.json";
+  std::ofstream(file) << R"({"source": "s", "as_of": "2026-12-07", "world_average": {"gco2e_per_kwh": 480, "source": "s"},
+    "pue": [], "regions": [{"provider": "aws", "region": "r", "gco2e_per_kwh": 100, "source": "s"},
+                           {"provider": "aws", "region": "r", "gco2e_per_kwh": 200, "source": "s"}]})";
+  try {
+    (void)read_energy_sites(file);
+    FAIL() << "a repeated region read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.json_path(), "$.regions[1].region");
+  }
 }
 
 }  // namespace
