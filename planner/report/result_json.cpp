@@ -114,7 +114,8 @@ nlohmann::ordered_json run_json(const RunEstimate& r) {
                      {"fits_local_disk", r.fits_local_disk},
                      {"storage", std::string(name_of(kCheckpointStorageNames, r.storage))},
                      {"survives_reclaim", r.checkpoints_survive},
-                     {"mode", std::string(name_of(kCheckpointModeNames, r.checkpoint_mode))}};
+                     {"mode", std::string(name_of(kCheckpointModeNames, r.checkpoint_mode))},
+                     {"sharded", r.sharded_writes}};
   j["preemptions_expected"] = rounded(reclaims_expected(r), 3);
   j["failures_expected"] = rounded(faults_expected(r), 3);
   j["failures_per_hour"] = rounded(r.faults_per_hour, 6);
@@ -198,6 +199,8 @@ nlohmann::ordered_json result_json(const Evaluation& e, const RunEstimate& run, 
                                    const TrainingJob& job) {
   nlohmann::ordered_json j;
   j["config"] = config_json(e.config);
+  // How it saves, as chosen where the config left it to the stack: the config reads back the same.
+  j["config"]["checkpoint"] = {{"mode", std::string(name_of(kCheckpointModeNames, run.checkpoint_mode))}, {"sharded", run.sharded_writes}};
   j["memory"] = memory_json(e.memory, e.peak_from_timeline);
   j["step"] = step_json(e, node, job);
   j["run"] = run_json(run);

@@ -166,6 +166,13 @@ std::optional<PriceChoice> with_book(const Scenario& s, const NodeSpec& node, co
 
 }  // namespace
 
+bool saves_sharded_by_default(const StrategyConfig& c) {
+  // Megatron-Core's distributed checkpoint (torch_dist, fully parallel save) and torch.distributed.checkpoint
+  // (torchtitan) spread every save over the ranks; DeepSpeed ZeRO and FSDP's sharded state dict write
+  // each rank's shard; a plain DDP Trainer saves the whole model from rank 0.
+  return c.framework == Framework::megatron || c.framework == Framework::torchtitan || writes_sharded_checkpoints(c.sharding);
+}
+
 RunEnergy run_energy(const RunEstimate& r) {
   const RunOutcome& o = r.outcome;
   RunEnergy e;
@@ -250,16 +257,16 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   r.checkpoints_survive = !(spot && r.storage == CheckpointStorage::local_nvme);
   const bool resumable = s.checkpoint.settings.resumable;
   const double ckpt_bytes = checkpoint_bytes(s.workload.footprint(), s.workload.state_bytes(), resumable);
-  // Nodes writing at once: every node when the states are sharded; under pipelining each stage saves
-  // its own layers (Megatron: one file per tensor/pipeline rank of the first replica), and stages sit
-  // on different nodes; otherwise rank 0's node writes the whole model.
-  const double writers = writes_sharded_checkpoints(c.sharding) ? c.nodes : std::min<double>(c.nodes, c.parallelism.pp);
+  // Nodes writing at once: every node for a sharded save, rank 0's alone for a gathered one.
+  r.sharded_writes = c.checkpoint_sharded.value_or(saves_sharded_by_default(c));
+  const double writers = r.sharded_writes ? c.nodes : 1.0;
   const bool no_checkpoints = c.checkpoint_interval_minutes && std::isinf(*c.checkpoint_interval_minutes);
   const double mtbi_seconds = no_checkpoints ? std::numeric_limits<double>::infinity()
                                              : 3600.0 / interruptions_per_hour;
   const std::optional<double> interval = no_checkpoints ? std::nullopt : c.checkpoint_interval_minutes;
   CheckpointSettings settings = s.checkpoint.settings;
   settings.storage = r.storage;
+  if (c.checkpoint_mode) settings.mode = *c.checkpoint_mode;  // the config's, over the scenario's
   // A profile measures the machine's own disk: it says nothing of a network or object store.
   if (!settings.write_bytes_per_second_per_node && r.storage == CheckpointStorage::local_nvme) {
     settings.write_bytes_per_second_per_node = machine.checkpoint_write_bytes_per_second();
@@ -269,7 +276,8 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   // Stacks that save asynchronously out of the box: Megatron-Core (--async-save) and torchtitan
   // (checkpoint.async_mode); Hugging Face's Trainer and Composer save synchronously.
   const bool stack_saves_async = c.framework == Framework::megatron || c.framework == Framework::torchtitan;
-  if (!s.checkpoint.mode && stack_saves_async) {
+  const bool mode_given = c.checkpoint_mode || s.checkpoint.mode;
+  if (!mode_given && stack_saves_async) {
     // Not given: the mode that stalls training less. Async copies each writing node's share to
     // pinned host memory first (torch.distributed.checkpoint async_save, Megatron's async save):
     // taken only where that snapshot fits in half the node's host memory (rd::kAsyncSnapshotHostShare).
@@ -283,6 +291,18 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
       r.checkpoint = async;
       r.checkpoint_mode = CheckpointMode::asynchronous;
     }
+  }
+  // What the other choices would stall, for a plan whose saves stall much (plan_reasons.cpp).
+  {
+    CheckpointSettings async = settings;
+    async.mode = CheckpointMode::asynchronous;
+    r.async_overhead = plan_checkpoints(ckpt_bytes, async, writers, node.gpus_per_node, step.seconds(), mtbi_seconds, interval).overhead_fraction;
+    CheckpointSettings chosen = settings;
+    chosen.mode = r.checkpoint_mode;
+    r.sharded_overhead = r.sharded_writes || c.nodes == 1
+                             ? -1.0
+                             : plan_checkpoints(ckpt_bytes, chosen, c.nodes, node.gpus_per_node, step.seconds(), mtbi_seconds, interval)
+                                   .overhead_fraction;
   }
   if (spot && (!r.checkpoints_survive || !resumable)) {
     // Nothing to resume from after a reclaim: every interruption restarts the run from step 0.

@@ -58,6 +58,9 @@ struct RunEstimate {
   double startup_hours = 0.0;        // the weights fetched and loaded, and the warm-up, before the first step
   CheckpointMode checkpoint_mode = CheckpointMode::synchronous;  // as given, or the one that stalls less
   double other_mode_overhead = -1.0;  // where the mode was chosen: the other one's overhead fraction (-1: given)
+  bool sharded_writes = true;         // every node writes its part of a save; false: rank 0's node writes it all
+  double async_overhead = 0.0;        // the overhead fraction asynchronous saves would have
+  double sharded_overhead = -1.0;     // the same with sharded writes, where they are not (-1: they are, or one node)
   double electricity_usd_per_hour = 0.0;
   // The job's nodes' draw while training, at the wall and with the site's PUE (0: the GPU's board power
   // is not in the catalog), and the site's PUE and grid intensity (energy_use.hpp).
@@ -83,6 +86,9 @@ struct RunEstimate {
   double lower_bound_usd = 0.0;  // no run of the config can cost less
   RunOutcome outcome;          // the Monte Carlo's; empty until it has run
 };
+
+// Whether the config's stack and sharding save a checkpoint from every node when the config does not say.
+bool saves_sharded_by_default(const StrategyConfig& config);
 
 // The energy a run draws while its machines run (the Monte Carlo's mean hours less the waits for
 // capacity and a capacity block's lead) and the CO2e its site's grid emits for it.

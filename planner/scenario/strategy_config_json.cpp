@@ -27,6 +27,12 @@ nlohmann::ordered_json config_json(const StrategyConfig& c) {
   j["pricing"] = to_string(c.pricing);
   if (c.region) j["region"] = *c.region;
   if (c.zone) j["zone"] = *c.zone;
+  if (c.checkpoint_mode || c.checkpoint_sharded) {
+    nlohmann::ordered_json k = nlohmann::ordered_json::object();
+    if (c.checkpoint_mode) k["mode"] = std::string(name_of(kCheckpointModeNames, *c.checkpoint_mode));
+    if (c.checkpoint_sharded) k["sharded"] = *c.checkpoint_sharded;
+    j["checkpoint"] = k;
+  }
   if (!c.checkpoint_interval_minutes) {
     j["checkpoint_interval_minutes"] = "auto";
   } else if (std::isinf(*c.checkpoint_interval_minutes)) {
@@ -75,6 +81,13 @@ void read_run_fields(io::ObjectReader& r, StrategyConfig& c) {
       c.checkpoint_interval_minutes =
           r.number("checkpoint_interval_minutes", {0.01, 1e6, false, "minutes, \"auto\" or \"none\""});
     }
+  }
+  if (std::optional<io::ObjectReader> k = r.optional_object("checkpoint")) {
+    if (const std::optional<std::string> mode = k->optional_choice("mode", {"auto", "sync", "async"}); mode && *mode != "auto") {
+      c.checkpoint_mode = *value_of(kCheckpointModeNames, *mode);
+    }
+    c.checkpoint_sharded = k->optional_boolean("sharded");
+    k->finish();
   }
 }
 

@@ -65,6 +65,9 @@ std::string worse_text(const PlanEntry& a, const PlanEntry& w) {
   return share_text(-change) + (money ? " less" : " shorter") + ", within the Monte Carlo's noise";
 }
 
+// A plan whose saves stall more than this share of its time names the other ways of writing them.
+constexpr double kCheckpointStallWorthNaming = 0.10;
+
 class Explainer {
  public:
   Explainer(const Scenario& s, const Plan& p, const PlanOptions& o)
@@ -349,7 +352,24 @@ class Explainer {
                    (w_.config().checkpoint_interval_minutes ? "given" : "Daly's optimum") + " for a mean time between interruptions of " +
                    fixed(1.0 / rate, 1) + " h and a " + fixed(k.write_seconds, 0) + " s write" +
                    (async && k.interval_seconds <= k.write_seconds + 1e-9 ? ", never shorter than a write" : "") + "), " + mode + ": " +
-                   share_text(k.overhead_fraction) + " of the time" + against + ", " + interruptions_text(w_.run));
+                   share_text(k.overhead_fraction) + " of the time" + against + ", " +
+                   (w_.config().nodes == 1 ? "from its one node" : w_.run.sharded_writes ? "each node writing its part" : "gathered and written from one node") + ", " +
+                   interruptions_text(w_.run));
+    // Saves that stall much: what the other ways of writing would stall.
+    if (k.overhead_fraction > kCheckpointStallWorthNaming) {
+      std::string other;
+      if (!async) {
+        other = "asynchronous saves would stall " + share_text(w_.run.async_overhead) +
+                (w_.run.other_mode_overhead < 0.0 && !s_.checkpoint.mode && !w_.config().checkpoint_mode
+                     ? " (a stack that saves asynchronously: Megatron-Core --async-save, torchtitan checkpoint.async_mode)"
+                     : " (config checkpoint.mode async)");
+      }
+      if (w_.run.sharded_overhead >= 0.0) {
+        other += (other.empty() ? "" : "; ") + std::string("sharded writes from every node ") + share_text(w_.run.sharded_overhead) +
+                 " (config checkpoint.sharded, with ZeRO/FSDP or a distributed checkpoint)";
+      }
+      if (!other.empty()) out_.push_back("checkpoints stall " + share_text(k.overhead_fraction) + " of the run: " + other);
+    }
   }
 
   const Scenario& s_;

@@ -13,12 +13,9 @@
 namespace preflight {
 
 enum class CheckpointStorage { local_nvme, network_fs, object_store };
-enum class CheckpointMode { synchronous, asynchronous };
 inline constexpr EnumNames<CheckpointStorage, 3> kCheckpointStorageNames{{{CheckpointStorage::local_nvme, "nvme"},
                                                                           {CheckpointStorage::network_fs, "network"},
                                                                           {CheckpointStorage::object_store, "object_store"}}};
-inline constexpr EnumNames<CheckpointMode, 2> kCheckpointModeNames{
-    {{CheckpointMode::synchronous, "sync"}, {CheckpointMode::asynchronous, "async"}}};
 
 struct CheckpointSettings {
   CheckpointStorage storage = CheckpointStorage::local_nvme;

@@ -83,6 +83,12 @@ struct Offload {
   OffloadTarget params = OffloadTarget::none;
 };
 
+// How checkpoints are written: synchronously (training waits for the write) or asynchronously (a
+// snapshot to host memory, then the write beside training).
+enum class CheckpointMode { synchronous, asynchronous };
+inline constexpr EnumNames<CheckpointMode, 2> kCheckpointModeNames{
+    {{CheckpointMode::synchronous, "sync"}, {CheckpointMode::asynchronous, "async"}}};
+
 struct StrategyConfig {
   std::string instance;
   int nodes = 1;
@@ -101,6 +107,10 @@ struct StrategyConfig {
   std::optional<std::string> zone;
   // Empty: auto (Daly's optimum). +infinity: no checkpoints (an interruption restarts from scratch).
   std::optional<double> checkpoint_interval_minutes;
+  // The config's "checkpoint": {"mode", "sharded"}; empty: the stack's habit (run_estimate.cpp).
+  // sharded: every node writes its part in parallel; false: the gathered state from rank 0's node.
+  std::optional<CheckpointMode> checkpoint_mode;
+  std::optional<bool> checkpoint_sharded;
 };
 
 // Which ZeRO stage a sharding choice amounts to, and who implements it.

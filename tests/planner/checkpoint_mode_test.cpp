@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planner/run/run_estimate.hpp"
 #include "planner/search/plan_search.hpp"
+#include "planner/text/number_text.hpp"
 #include "support/catalog.hpp"
 
 namespace preflight {
@@ -73,6 +75,35 @@ TEST(CheckpointMode, AutoSwitchesToAsyncAndNamesTheSyncStall) {
   bool named = false;
   for (const std::string& r : b.reasons) named = named || (r.find("asynchronous (a ") != std::string::npos && r.find("synchronous, ") != std::string::npos);
   EXPECT_TRUE(named);
+  // The synchronous plan (checkpoint.mode given) stalls over 10%: its reasons name what asynchronous
+  // saves would stall instead, the figure its run worked out (the same config's other mode).
+  EXPECT_LT(a.best->run.async_overhead, 0.02);
+  std::string stall;
+  for (const std::string& r : a.reasons) {
+    if (r.starts_with("checkpoints stall ")) stall = r;
+  }
+  EXPECT_NE(stall.find("asynchronous saves would stall " + share_text(a.best->run.async_overhead)), std::string::npos) << stall;
+}
+
+// A gathered save (config checkpoint.sharded false) is written from one node: on a multi-node plan it
+// takes nodes times as long as the sharded one and stalls more, and the run says which it wrote.
+TEST(CheckpointMode, GatheredSavesWriteFromOneNode) {
+  const Scenario s = load_scenario(std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/llama3.1-70b-pretrain-volatile-spot.json", test::catalog());
+  PlanOptions options;
+  options.fit = test::catalog().step_model_fit();
+  const Plan sharded = search_plan(s, test::catalog(), options);
+  ASSERT_TRUE(sharded.best);
+  ASSERT_GT(sharded.best->config().nodes, 1);
+  EXPECT_TRUE(sharded.best->run.sharded_writes);
+  EXPECT_LT(sharded.best->run.sharded_overhead, 0.0);  // already sharded: nothing to name
+  StrategyConfig c = sharded.best->config();
+  c.checkpoint_sharded = false;
+  const RunEstimate gathered =
+      prepare_run(s, Machine(*sharded.best->node, s.training().precision, nullptr, options.fit), c, *sharded.best->evaluation.step, options.run);
+  EXPECT_FALSE(gathered.sharded_writes);
+  EXPECT_NEAR(gathered.checkpoint.write_seconds / sharded.best->run.checkpoint.write_seconds, c.nodes, 1e-6);
+  EXPECT_GT(gathered.sharded_overhead, -1.0);  // what sharding it would stall instead
+  EXPECT_LT(gathered.sharded_overhead, gathered.checkpoint.overhead_fraction);
 }
 
 }  // namespace
