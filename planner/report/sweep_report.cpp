@@ -36,7 +36,8 @@ std::string relative_change(const std::optional<double>& fraction) {
 std::string sweep_csv(const SweepReport& report) {
   std::string out =
       "name,file,feasible,instance,nodes,gpus,strategy,micro_batch,grad_accum,pricing,cost_mean_usd,cost_p90_usd,"
-      "hours_p50,hours_p90,p_meets_deadline,vram_headroom,budget_usd,deadline_hours,why,region,zone,price_as_of,price_source,price_term";
+      "hours_p50,hours_p90,p_meets_deadline,vram_headroom,budget_usd,deadline_hours,why,region,zone,price_as_of,price_source,price_term,"
+      "energy_kwh,co2e_kg";
   if (report.changes != nullptr) out += ",baseline_cost_mean_usd,cost_delta_usd,cost_delta_pct,plan_changed";
   out += "\n";
   const auto changes = changes_by_name(report);
@@ -52,7 +53,7 @@ std::string sweep_csv(const SweepReport& report) {
     }
     cells.insert(cells.end(), {optional_text(r.budget_usd, 2), optional_text(r.deadline_hours, 2), csv_cell(r.why),
                                csv_cell(r.region), csv_cell(r.zone), csv_cell(r.price_as_of), csv_cell(r.price_source),
-                               r.feasible ? csv_cell(r.price_term) : ""});
+                               r.feasible ? csv_cell(r.price_term) : "", optional_text(r.energy_kwh, 1), optional_text(r.co2e_kg, 1)});
     if (report.changes != nullptr) {
       const ScenarioChange* c = changes.at(r.name);
       const bool both = c->before && c->before->feasible && r.feasible;

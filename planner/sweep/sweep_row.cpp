@@ -60,6 +60,9 @@ SweepRow sweep_row(const std::string& file, const Scenario& s, const Plan& plan)
   r.hours_p90 = rounded(o.hours.p90, 3);
   r.p_meets_deadline = rounded(o.p_meets_deadline, 4);
   r.vram_headroom = rounded(1.0 - b.evaluation.memory.peak_bytes / b.evaluation.memory.capacity_bytes, 4);
+  const RunEnergy energy = run_energy(b.run);
+  r.energy_kwh = rounded(energy.kwh, 1);
+  r.co2e_kg = rounded(energy.co2e_kg, 1);
   r.config = nlohmann::json(config_json(c));
   return r;
 }
@@ -88,6 +91,7 @@ nlohmann::ordered_json row_json(const SweepRow& r) {
     j["hours"] = {{"p50", r.hours_p50}, {"p90", r.hours_p90}};
     j["p_meets_deadline"] = r.p_meets_deadline;
     j["vram_headroom"] = r.vram_headroom;
+    j["energy"] = {{"kwh", optional_number(r.energy_kwh)}, {"co2e_kg", optional_number(r.co2e_kg)}};
     j["config"] = r.config;
   } else {
     j["why"] = r.why;
@@ -143,6 +147,13 @@ SweepRow row_from_json(const nlohmann::json& value, const std::string& file, con
     hours.finish();
     r.p_meets_deadline = o.number("p_meets_deadline", {0.0, 1.0});
     r.vram_headroom = o.number("vram_headroom", {-1e6, 1.0});
+    if (o.has("energy")) {  // rows of an older preflight have none
+      io::ObjectReader e = o.object("energy");
+      for (auto [key, field] : {std::pair{"kwh", &r.energy_kwh}, std::pair{"co2e_kg", &r.co2e_kg}}) {
+        if (!e.raw(key).is_null()) *field = e.number(key, {0.0, 1e15});
+      }
+      e.finish();
+    }
     // Read back key by key (a shard is untrusted input), and written again as config_json writes it.
     r.config = nlohmann::json(config_json(read_config_json(o.raw("config"), file, o.path_of("config"))));
   } else {

@@ -39,6 +39,9 @@ struct SweepRow {
   double hours_p90 = 0.0;
   double p_meets_deadline = 0.0;
   double vram_headroom = 0.0;  // 1 - simulated peak / capacity
+  // The plan's expected energy and CO2e (energy_use.hpp); empty in rows of an older preflight.
+  std::optional<double> energy_kwh;
+  std::optional<double> co2e_kg;
   nlohmann::json config;  // the contract's config object (keys sorted, as it reads back), null when infeasible
   // Infeasible rows: the nearest misses and what would make it feasible.
   std::string why;
