@@ -1,5 +1,6 @@
 #include "planner/cli/common_options.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -54,6 +55,29 @@ void add_output_options(CLI::App& command, OutputOptions& output, const std::vec
   output.format = formats.front();
   command.add_option("--format", output.format, "Output format")->check(CLI::IsMember(formats));
   add_out_option(command, output.out);
+}
+
+void add_also_option(CLI::App& command, OutputOptions& output, const std::vector<std::string>& formats) {
+  std::string allowed;
+  for (const std::string& f : formats) allowed += (allowed.empty() ? "" : "|") + f;
+  const CLI::Validator pair(
+      [formats, allowed](std::string& value) {
+        const std::size_t eq = value.find('=');
+        if (eq == std::string::npos || eq + 1 == value.size() ||
+            std::find(formats.begin(), formats.end(), value.substr(0, eq)) == formats.end()) {
+          return "FORMAT=FILE with FORMAT one of " + allowed + " and a file name";
+        }
+        return std::string();
+      },
+      "FORMAT=FILE");
+  command
+      .add_option_function<std::vector<std::string>>(
+          "--also",
+          [&output](const std::vector<std::string>& values) {
+            for (const std::string& v : values) output.also.emplace_back(v.substr(0, v.find('=')), v.substr(v.find('=') + 1));
+          },
+          "Also write the result in another format to a file, FORMAT=FILE (" + allowed + "; repeatable)")
+      ->check(pair);
 }
 
 void add_out_option(CLI::App& command, std::string& out) {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -26,10 +27,15 @@ CLI::Validator finite_range(double min, double max);
 struct OutputOptions {
   std::string format;
   std::string out;  // a file written whole or not at all; empty: stdout
+  // --also FORMAT=FILE: the same result in another format, written to FILE (a CI job's JSON for its
+  // gates beside the Markdown of its comment, from one run).
+  std::vector<std::pair<std::string, std::string>> also;
 };
 
 // --format (one of `formats`, the first the default) and --out.
 void add_output_options(CLI::App& command, OutputOptions& output, const std::vector<std::string>& formats);
+// --also FORMAT=FILE, repeatable, FORMAT one of `formats`.
+void add_also_option(CLI::App& command, OutputOptions& output, const std::vector<std::string>& formats);
 // --out alone, for commands whose output has one format.
 void add_out_option(CLI::App& command, std::string& out);
 

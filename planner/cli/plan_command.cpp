@@ -1,6 +1,7 @@
 // `preflight plan`: the cheapest configuration that fits, meets the deadline with the required
 // probability and stays within budget, with its reasons, in every output format.
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -14,6 +15,7 @@
 #include "planner/io/output_file.hpp"
 #include "planner/report/plan_report.hpp"
 #include "planner/search/plan_search.hpp"
+#include "simulator/spec/errors.hpp"
 
 namespace preflight::cli {
 
@@ -29,6 +31,14 @@ struct PlanCommandOptions {
 };
 
 int run_plan(const PlanCommandOptions& options, std::ostream& out, std::ostream& err) {
+  // Each file is written once, whole: two outputs into one file would leave only the last.
+  std::vector<std::string> files{options.output.out};
+  for (const auto& [format, file] : options.output.also) {
+    if (std::find(files.begin(), files.end(), file) != files.end()) {
+      throw InputError("", "--also", "\"" + format + "=" + file + "\"", "a file that neither --out nor another --also names");
+    }
+    files.push_back(file);
+  }
   const Catalog catalog = Catalog::load_option(options.catalog);
   const JobInput job = load_job(options.scenario, options.from, catalog, true);
   const Scenario& scenario = job.scenario;
@@ -46,6 +56,7 @@ int run_plan(const PlanCommandOptions& options, std::ostream& out, std::ostream&
   const std::string stale = plan.best ? price_age_warning(*plan.best->node, scenario.prices.max_age_days) : "";
   if (!stale.empty()) err << "warning: " << stale << "\n";
   io::write_output(options.output.out, plan_report(options.output.format, scenario, plan, o), out);
+  for (const auto& [format, file] : options.output.also) io::write_output(file, plan_report(format, scenario, plan, o), out);
   return plan.best ? 0 : 1;
 }
 
@@ -56,6 +67,7 @@ Command add_plan_command(CLI::App& app, GlobalOptions& global) {
   CLI::App* c = app.add_subcommand("plan", "The cheapest configuration that fits, meets the deadline with the required probability and stays within budget, with its reasons");
   c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
   add_output_options(*c, o->output, {"table", "json", "csv", "markdown", "html"});
+  add_also_option(*c, o->output, {"table", "json", "csv", "markdown", "html"});
   c->add_option("--top", o->top, "Alternatives to list besides the winner")->check(CLI::Range(0, 100));
   add_from_option(*c, o->from);
   add_catalog_option(*c, o->catalog);

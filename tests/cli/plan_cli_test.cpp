@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "planner/io/calibration_profile_io.hpp"
@@ -297,6 +299,34 @@ TEST(CliSimulate, ShardedSavesSpreadOverTheNodes) {
   EXPECT_NEAR(b.at("write_seconds").get<double>() / a.at("write_seconds").get<double>(), 8.0, 1e-3);
   EXPECT_EQ(sharded.at("config").at("checkpoint").at("sharded"), true);
   EXPECT_EQ(gathered.at("config").at("checkpoint").at("sharded"), false);
+}
+
+// --also FORMAT=FILE writes the same plan in another format: the bytes `--format FORMAT` prints (the
+// JSON's wall-clock "seconds" aside); a format it does not know, or two outputs into one file, is bad
+// input that writes nothing.
+TEST(CliPlan, AlsoWritesWhatEachFormatPrints) {
+  const fs::path dir = test::scratch_dir("plan-also");
+  const std::string s = scenario("llama2-7b-full-8xa100-zero3");
+  const test::CliResult both = test::run_preflight("plan " + s + " --format table --also markdown=" + (dir / "p.md").string() +
+                                                   " --also json=" + (dir / "p.json").string());
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  const test::CliResult table = test::run_preflight("plan " + s);
+  const test::CliResult markdown = test::run_preflight("plan " + s + " --format markdown");
+  const test::CliResult plan_json = test::run_preflight("plan " + s + " --format json");
+  EXPECT_EQ(both.out, table.out);
+  EXPECT_EQ(test::read_text(dir / "p.md"), markdown.out);
+  json a = json::parse(test::read_text(dir / "p.json")), b = json::parse(plan_json.out);
+  a.erase("seconds");
+  b.erase("seconds");
+  EXPECT_EQ(a, b);
+  for (const std::string& bad : std::vector<std::string>{" --also yaml=" + (dir / "x").string(), " --also json=", " --out " + (dir / "same").string() + " --also json=" + (dir / "same").string()}) {
+    const test::CliResult r = test::run_preflight("plan " + s + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << r.err;
+    EXPECT_NE(r.err.find("--also"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir / "x"));
+  EXPECT_FALSE(fs::exists(dir / "same"));
+  fs::remove_all(dir);
 }
 
 }  // namespace

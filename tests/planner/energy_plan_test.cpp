@@ -64,12 +64,21 @@ TEST(EnergyPlan, TheEnergyObjectiveTradesCostForKwhAndTheCapHolds) {
   ASSERT_TRUE(capped.best);
   EXPECT_LE(run_energy(capped.best->run).kwh, 0.9 * cheapest_kwh);
   EXPECT_GE(capped.best->mean_usd(), cheapest.best->mean_usd());
-  // Under every plan's energy: nothing is feasible, and the nearest miss says why.
+}
+
+// Under every plan's energy nothing is feasible, and the misses are counted with the budget's (the
+// capacity-block scenario: one machine type, a quick search).
+TEST(EnergyPlan, ACapUnderEveryPlansEnergyLeavesNone) {
   PlanOptions no_suggestions = as_the_cli();
   no_suggestions.suggest = false;  // the relaxations searched when nothing is feasible are another test's
-  const Plan none = search_plan(continued_pretraining({{"constraints", {{"max_kwh", 1.0}}}}), test::catalog(), no_suggestions);
+  const Scenario s = load_scenario(kScenarios + "llama3.1-8b-cpt-capacity-block.json", test::catalog(),
+                                   nlohmann::json{{"constraints", {{"max_kwh", 1.0}}}});
+  const Plan none = search_plan(s, test::catalog(), no_suggestions);
   EXPECT_FALSE(none.best);
-  EXPECT_GT(none.counts[static_cast<int>(Verdict::budget)], 0);  // counted with the budget's misses
+  EXPECT_GT(none.counts[static_cast<int>(Verdict::budget)], 0);
+  bool named = false;
+  for (const NearestMiss& m : none.nearest_misses) named = named || m.text.find("over constraints.max_kwh (1 kWh)") != std::string::npos;
+  EXPECT_TRUE(named);
 }
 
 // An owned 8 x H100 node bought for $300,000, written off over 4 years and used 70% of the time:
