@@ -145,7 +145,6 @@ void price_egress(const Scenario& s, const NodeSpec& node, RunEstimate& r) {
   }
 }
 
-// Owned machines: their GPUs' power at the step's busy share, when the scenario prices a kWh.
 // Owned machines (no market price, or an inline cluster's `owned`) pay their electricity: the nodes'
 // draw at the site's PUE (energy_use.hpp) at the scenario's kWh price. A rented machine's price
 // includes it.
