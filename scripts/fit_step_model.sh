@@ -3,7 +3,9 @@
 # compute slowdown under overlapped collectives) and their error to the published measurements in
 # ../shared/validation, and writes what the product ships: catalogs/fitted/step_model.json and the
 # report beside it (in-sample, 5-fold and leave-one-dataset-out errors, interval coverage), from
-# ../shared/validation and the long-sequence runs this repository ships (published/).
+# ../shared/validation and the long-sequence runs this repository ships (published/); then what whole
+# runs sustain of a simulated step, from published/whole_runs.csv planned with those factors
+# (`preflight validate --refit-sustained catalogs/fitted` refits that part alone, in seconds).
 # tests/planner/step_model_fit_test.cpp proves that re-running it reproduces the shipped file.
 #   scripts/fit_step_model.sh [--data DIR] [--as-of YYYY-MM-DD]
 set -euo pipefail

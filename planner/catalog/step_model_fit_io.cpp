@@ -8,9 +8,9 @@ namespace {
 
 using io::ObjectReader;
 
-StepTimeInterval read_interval(ObjectReader& r) {
+StepTimeInterval read_interval(ObjectReader& r, double low_max = 1.0) {
   StepTimeInterval in;
-  in.low = r.number("low", {0.01, 1.0});
+  in.low = r.number("low", {0.01, low_max});
   in.high = r.number("high", {1.0, 100.0});
   in.rows = static_cast<int>(r.integer("rows", 1, 1'000'000));
   r.finish();
@@ -54,6 +54,22 @@ StepModelFit read_step_model_fit(const std::filesystem::path& file) {
   ObjectReader calibrated = r.object("calibrated_interval");
   fit.calibrated_interval = read_interval(calibrated);
   r.raw("parameters");  // provenance of each value (name, range, rows, datasets): for readers, not the model
+  if (r.has("sustained_throughput")) {
+    // The range the fit keeps it in (planner/whole_run/sustained_share_fit.hpp).
+    ObjectReader sustained = r.object("sustained_throughput");
+    SustainedThroughput& t = fit.sustained;
+    t.share = sustained.number("share", {0.5, 1.0});
+    ObjectReader interval = sustained.object("interval");
+    t.interval = read_interval(interval, 100.0);  // both ends above 1 where the share is well below 1
+    if (t.interval.low > t.interval.high) sustained.fail("interval", "low at most high");
+    ObjectReader held = sustained.object("held_out");
+    t.families = static_cast<int>(held.integer("families", 1, 10'000));
+    t.held_out_median_absolute = held.number("median_absolute_error", {0.0, 100.0});
+    t.held_out_mean_signed = held.number("mean_signed_error", {-1.0, 100.0});
+    held.finish();
+    t.basis = sustained.string("basis");
+    sustained.finish();
+  }
   r.finish();
   return fit;
 }

@@ -5,6 +5,7 @@
 // DIR/step_model_report.md (their error on data the fit did not see).
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <ostream>
 
@@ -13,6 +14,7 @@
 #include "planner/report/validation_report.hpp"
 #include "planner/validation/datasets.hpp"
 #include "planner/validation/step_model_fit_json.hpp"
+#include "planner/whole_run/sustained_share_fit.hpp"
 #include "planner/whole_run/whole_run_validation.hpp"
 #include "simulator/spec/errors.hpp"
 
@@ -27,30 +29,54 @@ struct ValidateOptions {
   bool physics = false;  // ignore the catalog's fitted factors
   std::string refit;     // write a new fit here
   std::string as_of;     // the date the refit is stamped with
+  std::string refit_sustained;  // write the catalog's fit with a new sustained share here
 };
 
 int run_validate(const ValidateOptions& options, std::ostream& out, std::ostream&) {
   const Catalog catalog = Catalog::load_option(options.catalog, !options.physics && options.refit.empty());
+  if (!options.refit_sustained.empty() && (options.physics || !options.refit.empty())) {
+    throw InputError("", "--refit-sustained", options.physics ? "with --physics" : "with --refit",
+                     "alone: it refits the sustained share over the catalog's step factors (--refit refits both)");
+  }
   const std::filesystem::path data = options.data.empty() ? validation::default_data_dir() : std::filesystem::path(options.data);
   if (!std::filesystem::is_directory(data)) {
     throw InputError(data.string(), "--data", "no such folder", "the folder of published measurements (../shared/validation)");
   }
   const std::vector<validation::Dataset> datasets = validation::load_datasets(data, catalog);
+  // The whole runs: a copy beside the other measurements (--data) wins over the repository's own.
+  const std::filesystem::path beside = data / "whole_runs.csv";
+  const std::filesystem::path runs_file = std::filesystem::exists(beside) ? beside : whole_run::whole_runs_file();
+  const std::vector<whole_run::PublishedWholeRun> runs = whole_run::read_whole_runs(runs_file);
   if (!options.refit.empty()) {
-    const validation::FitReport report = validation::fit_step_model(datasets);
+    validation::FitReport report = validation::fit_step_model(datasets);
+    // Then what whole runs sustain of steps simulated with those factors.
+    const whole_run::SustainedShareFit sustained = whole_run::fit_sustained_share(runs, catalog, report.fit);
+    report.fit.sustained = sustained.sustained;
+    const std::string markdown = fit_report_markdown(report) + sustained_share_markdown(sustained);
     const std::filesystem::path dir(options.refit);
     io::write_output((dir / "step_model.json").string(), validation::step_model_fit_json(report, options.as_of).dump(2) + "\n", out);
-    io::write_output((dir / "step_model_report.md").string(), fit_report_markdown(report), out);
-    io::write_output(options.output.out, fit_report_markdown(report), out);
+    io::write_output((dir / "step_model_report.md").string(), markdown, out);
+    io::write_output(options.output.out, markdown, out);
+    return 0;
+  }
+  if (!options.refit_sustained.empty()) {
+    // The sustained share alone, over the catalog's step factors: seconds, where --refit takes minutes.
+    const std::filesystem::path shipped = catalog.dir() / "fitted" / "step_model.json";
+    if (catalog.step_model_fit() == nullptr) {
+      throw InputError(shipped.string(), "$", "no such file", "a catalog with a fitted step model (scripts/fit_step_model.sh writes it)");
+    }
+    const whole_run::SustainedShareFit sustained = whole_run::fit_sustained_share(runs, catalog, *catalog.step_model_fit());
+    std::ifstream in(shipped);
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(in);  // the catalog read it already: its order kept
+    j["sustained_throughput"] = validation::sustained_throughput_json(sustained.sustained);
+    const std::filesystem::path dir(options.refit_sustained);
+    io::write_output((dir / "step_model.json").string(), j.dump(2) + "\n", out);
+    io::write_output(options.output.out, sustained_share_markdown(sustained), out);
     return 0;
   }
   const StepModelFit* fit = options.physics ? nullptr : catalog.step_model_fit();
   const std::vector<validation::DatasetResult> results = validation::evaluate_datasets(datasets, fit);
-  // The whole runs: a copy beside the other measurements (--data) wins over the repository's own.
-  const std::filesystem::path beside = data / "whole_runs.csv";
-  const std::filesystem::path runs_file = std::filesystem::exists(beside) ? beside : whole_run::whole_runs_file();
-  const whole_run::WholeRunValidation whole =
-      whole_run::validate_whole_runs(whole_run::read_whole_runs(runs_file), runs_file, catalog, fit);
+  const whole_run::WholeRunValidation whole = whole_run::validate_whole_runs(runs, runs_file, catalog, fit);
   io::write_output(options.output.out, validation_report(options.output.format, results, fit != nullptr ? fit->source : "", &whole), out);
   for (const validation::DatasetResult& r : results) {
     if (!r.within_tolerance()) return 1;
@@ -69,6 +95,9 @@ Command add_validate_command(CLI::App& app, GlobalOptions&) {
   add_catalog_option(*c, o->catalog);
   c->add_flag("--physics", o->physics, "Without the catalog's fitted factors: the published kernel figures alone");
   c->add_option("--refit", o->refit, "Refit the step model's factors and write DIR/step_model.json and DIR/step_model_report.md")
+      ->check(not_empty());
+  c->add_option("--refit-sustained", o->refit_sustained,
+                 "Refit only what whole runs sustain of a step, over the catalog's step factors, and write DIR/step_model.json")
       ->check(not_empty());
   c->add_option("--as-of", o->as_of, "The date a refit is stamped with (YYYY-MM-DD)")->default_val("2026-12-01");
   return {c, [o](std::ostream& out, std::ostream& err) { return run_validate(*o, out, err); }};

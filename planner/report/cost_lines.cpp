@@ -56,6 +56,10 @@ std::vector<std::string> cost_lines(const RunEstimate& r, const StrategyConfig& 
   lines.push_back(machines);
   lines.push_back("start-up " + fixed(r.startup_hours, 2) + " h of it before the first step: the model's weights fetched and loaded on "
                   "every node, the warm-up");
+  if (r.sustained.interval.rows > 0) {
+    lines.push_back("stepping at " + share_text(r.sustained.share) + " of the simulated step's throughput, what published whole " +
+                    "pre-training runs sustained (evaluations, stalls, slow nodes, rollbacks; " + r.sustained.basis + ")");
+  }
   lines.push_back("faults " + fixed(faults_expected(r), 2) + " expected at " + fixed(r.faults_per_hour, 4) + " per hour for the job (" +
                   fixed(fault_rates::kPerGpuHour * 1e5, 2) + "e-5 per GPU-hour of training: " + fault_rates::kBasis +
                   "), each resumed from the last checkpoint");

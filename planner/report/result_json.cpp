@@ -120,6 +120,8 @@ nlohmann::ordered_json run_json(const RunEstimate& r) {
   j["failures_expected"] = rounded(faults_expected(r), 3);
   j["failures_per_hour"] = rounded(r.faults_per_hour, 6);
   j["startup_hours"] = rounded(r.startup_hours, 3);
+  j["sustained_share"] = rounded(r.sustained.share, 4);
+  j["sustained_basis"] = r.sustained.basis;
   j["interruption_model"] = r.interruption_model;
   j["interruptions"] = {{"source", r.interruptions_source}};
   j["job_interruptions_per_hour"] = rounded(r.job_interruptions_per_hour, 6);

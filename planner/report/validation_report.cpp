@@ -188,4 +188,22 @@ std::string fit_report_markdown(const validation::FitReport& report) {
   return out;
 }
 
+std::string sustained_share_markdown(const whole_run::SustainedShareFit& fit) {
+  const SustainedThroughput& t = fit.sustained;
+  std::string out = "\n## What whole runs sustain of the simulated step\n\n";
+  out += "Fitted after the factors above: published whole pre-training runs (published/whole_runs.csv) planned as `validate` plans "
+         "them, the share of the simulated step's throughput that makes the median of published over predicted GPU-hours one, "
+         "in [" + fixed(whole_run::kMinSustainedShare, 2) + ", " + fixed(whole_run::kMaxSustainedShare, 2) + "]. Share: " +
+         fixed(t.share, 3) + " over " + std::to_string(fit.runs) + " runs of " + std::to_string(t.families) +
+         " families. Errors are GPU-hour errors (predicted over published, minus 1; -: optimistic).\n\n";
+  out += "| family held out | runs | share fitted without it | median absolute error | mean signed error |\n|---|---:|---:|---:|---:|\n";
+  for (const whole_run::HeldOutFamily& h : fit.held_out) {
+    out += markdown_row({h.family, std::to_string(h.runs), fixed(h.share, 3), plain_percent(h.median_absolute), signed_percent(h.mean_signed)});
+  }
+  out += "\nEvery run, by the share fitted without its family: median absolute error " + plain_percent(t.held_out_median_absolute) +
+         ", mean signed " + signed_percent(t.held_out_mean_signed) + ". A run's stepping time takes " + fixed(t.interval.low, 3) + "-" +
+         fixed(t.interval.high, 3) + " x the simulated step's (80%: the spread of those held-out errors), beside the step model's own interval.\n";
+  return out;
+}
+
 }  // namespace preflight

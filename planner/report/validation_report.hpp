@@ -9,6 +9,7 @@
 
 #include "planner/validation/step_model_fitter.hpp"
 #include "planner/validation/validation_results.hpp"
+#include "planner/whole_run/sustained_share_fit.hpp"
 #include "planner/whole_run/whole_run_validation.hpp"
 
 namespace preflight {
@@ -21,5 +22,8 @@ std::string validation_report(const std::string& format, const std::vector<valid
 // Markdown: the fitted factors, their ranges and data, and the in-sample, leave-one-dataset-out and
 // five-fold errors with the 80% interval's held-out coverage.
 std::string fit_report_markdown(const validation::FitReport& report);
+
+// The sustained share's section of the same report: the share, each family held out.
+std::string sustained_share_markdown(const whole_run::SustainedShareFit& fit);
 
 }  // namespace preflight

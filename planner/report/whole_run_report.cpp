@@ -51,12 +51,22 @@ nlohmann::ordered_json summary_json(const WholeRunSummary& s) {
           {"unplanned", s.unplanned}};
 }
 
+// The sustained share the plans took, and why the errors above are in sample.
+std::string sustained_text(const WholeRunValidation& v) {
+  const SustainedThroughput& t = v.sustained;
+  if (t.interval.rows == 0) return "";
+  return "the plans step at " + share_text(t.share) + " of the simulated step's throughput, fitted to the wall-time runs above (so their " +
+         "errors are in sample); each of its " + std::to_string(t.families) + " families predicted by the share fitted to the others: median |error| " +
+         plain_percent(t.held_out_median_absolute) + ", mean signed " + signed_percent(t.held_out_mean_signed);
+}
+
 }  // namespace
 
 std::string whole_run_text(const WholeRunValidation& v) {
   std::string out = "\nwhole runs: published pre-training runs planned on their published GPUs (" + v.file.string() + ")\n";
   out += "  " + kSign + "; * GPUs not published (the file says what was taken)\n";
-  out += "  predicted: the plan's expected hours (faults, checkpoints, start-up) x its GPUs; in steps: the share of them spent stepping\n";
+  out += "  predicted: the plan's expected hours (faults, checkpoints, start-up, stepping at the sustained share) x its GPUs; in steps: "
+         "the share of them spent stepping\n";
   TextTable rows(kRowHeader, {TextTable::Align::left, TextTable::Align::right, TextTable::Align::right, TextTable::Align::right,
                               TextTable::Align::right, TextTable::Align::right, TextTable::Align::right, TextTable::Align::left});
   for (const WholeRunResult& r : v.rows) rows.add_row(row_cells(r));
@@ -69,6 +79,7 @@ std::string whole_run_text(const WholeRunValidation& v) {
   families.add_row(summary_cells("all", v.all));
   out += "\n" + families.render("  ");
   out += "  whole runs " + std::string(v.all.within_tolerance() ? "within" : "EXCEED") + " their bounds (" + bounds() + ")\n";
+  if (!sustained_text(v).empty()) out += "  " + sustained_text(v) + "\n";
   return out;
 }
 
@@ -83,6 +94,7 @@ std::string whole_run_markdown(const WholeRunValidation& v) {
   for (const auto& [family, s] : v.by_family) out += markdown_row(summary_cells(family, s));
   out += markdown_row(summary_cells("all", v.all));
   out += "\nBounds: " + markdown_text(bounds()) + ": " + (v.all.within_tolerance() ? "within." : "**exceeded**.") + "\n";
+  if (!sustained_text(v).empty()) out += "\n" + markdown_text(sustained_text(v)) + "\n";
   return out;
 }
 
@@ -121,6 +133,15 @@ nlohmann::ordered_json whole_run_json(const WholeRunValidation& v) {
   for (const auto& [family, s] : v.by_family) families[family] = summary_json(s);
   j["by_family"] = families;
   j["within_tolerance"] = v.all.within_tolerance();
+  if (v.sustained.interval.rows > 0) {
+    const SustainedThroughput& t = v.sustained;
+    j["sustained"] = {{"share", rounded(t.share, 4)},
+                      {"interval", {rounded(t.interval.low, 4), rounded(t.interval.high, 4)}},
+                      {"families", t.families},
+                      {"held_out_median_absolute_error", rounded(t.held_out_median_absolute, 4)},
+                      {"held_out_mean_signed_error", rounded(t.held_out_mean_signed, 4)},
+                      {"basis", t.basis}};
+  }
   return j;
 }
 

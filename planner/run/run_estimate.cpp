@@ -338,7 +338,9 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   RunInputs& in = r.inputs;
   in.steps = r.steps;
   in.step_seconds = step.seconds();
-  in.step_interval = machine.step_time_interval(c.framework);
+  // The run's stepping time: the step model's error and what production runs sustain of a step.
+  in.step_interval = run_time_interval(machine.step_time_interval(c.framework), machine.sustained_throughput());
+  r.sustained = machine.sustained_throughput();
   in.checkpoint = r.checkpoint;
   // Start-up: every node fetches the model's weights and loads them; then the warm-up. A restart
   // reads its checkpoint (in restart_hours), and under LoRA/QLoRA fetches the frozen base again (a
@@ -405,8 +407,13 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
                              price->high_usd_per_node_hour, "the cheapest and dearest of " + std::to_string(price->quotes) + " allowed quotes"});
   }
   if (in.step_interval.rows > 0 && in.step_interval.high > in.step_interval.low) {
-    r.assumptions.push_back({"step time", "x the prediction", 1.0, in.step_interval.low, in.step_interval.high,
-                             "the 80% interval of the model's held-out error"});
+    const bool sustained = r.sustained.interval.rows > 0;
+    r.assumptions.push_back(
+        {"step time", "x the prediction", sustained ? std::sqrt(in.step_interval.low * in.step_interval.high) : 1.0,
+         in.step_interval.low, in.step_interval.high,
+         sustained ? "the 80% interval of the model's held-out error, over the " + share_text(r.sustained.share) +
+                         " of it whole runs sustain (published pre-training runs, each family held out)"
+                   : "the 80% interval of the model's held-out error"});
   }
   return r;
 }

@@ -56,6 +56,7 @@ struct RunEstimate {
   double faults_per_hour = 0.0;      // the job's hardware and software faults (fault_rates.hpp), on any pricing
   double reclaim_share = 0.0;        // of its interruptions, the share that are spot reclaims (the rest faults)
   double startup_hours = 0.0;        // the weights fetched and loaded, and the warm-up, before the first step
+  SustainedThroughput sustained;     // what the run's stepping sustains of the simulated step (in inputs.step_interval)
   CheckpointMode checkpoint_mode = CheckpointMode::synchronous;  // as given, or the one that stalls less
   double other_mode_overhead = -1.0;  // where the mode was chosen: the other one's overhead fraction (-1: given)
   bool sharded_writes = true;         // every node writes its part of a save; false: rank 0's node writes it all

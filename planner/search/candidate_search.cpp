@@ -213,7 +213,8 @@ class Screen {
       for (int nodes = 1; nodes <= m.node_limit; ++nodes) {
         const int gpus = nodes * m.node->gpus_per_node;
         if ((s_.search.fixed.nodes && nodes != *s_.search.fixed.nodes) || (s_.search.fixed.gpus && gpus != *s_.search.fixed.gpus)) continue;
-        for (const Parallelism& layout : parallelism_choices(s_.model(), s_.training(), *m.node, gpus, s_.search.fixed.tp.has_value())) {
+        for (const Parallelism& layout : parallelism_choices(s_.model(), s_.training(), *m.node, gpus, s_.search.fixed.tp.has_value(),
+                                                                   s_.search.fixed.pp)) {
           const int dp = data_parallel_degree(layout, gpus);
           if (global % dp != 0 || !m.unusable.empty()) {
             const std::int64_t n = variants(*m.node, gpus, nodes, layout) *

@@ -73,7 +73,7 @@ std::vector<int> context_parallel_choices(const TrainingJob& job, int gpus, int 
 }  // namespace
 
 std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const TrainingJob& job, const NodeSpec& node, int gpus,
-                                             bool tp_asked) {
+                                             bool tp_asked, std::optional<int> pp_asked) {
   std::vector<Parallelism> out{Parallelism{}};
   if (job.method != Method::full) return out;
   for (int tp = 1; tp <= node.gpus_per_node; tp *= 2) {
@@ -81,7 +81,14 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
     // A link the provider does not document is read as PCIe, too slow to trust with every layer's
     // all-reduces: tensor parallelism over it only where the scenario fixes tp.
     if (tp > 1 && node.link_assumed() && !tp_asked) break;
-    for (int pp = 1; tp * pp <= gpus && pp <= model.layers; pp *= 2) {
+    // Powers of two, and the depth the scenario fixes where it is not one (BLOOM's 12 stages).
+    std::vector<int> depths;
+    for (int pp = 1; tp * pp <= gpus && pp <= model.layers; pp *= 2) depths.push_back(pp);
+    if (pp_asked && tp * *pp_asked <= gpus && *pp_asked <= model.layers &&
+        std::find(depths.begin(), depths.end(), *pp_asked) == depths.end()) {
+      depths.push_back(*pp_asked);
+    }
+    for (const int pp : depths) {
       if (gpus % (tp * pp) != 0) continue;
       for (int interleave : {1, 2}) {
         if (interleave > 1 && (pp == 1 || !interleave_fits(model.layers, pp, interleave))) continue;

@@ -5,6 +5,7 @@
 // engine really offers.
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "planner/catalog/catalog.hpp"
@@ -29,9 +30,10 @@ int searched_node_limit(const Scenario& scenario, const NodeSpec& node);
 // powers of two up to the layers, and the interleaved schedule with two chunks where the layers allow;
 // expert parallelism for expert models, context parallelism for sequences of 8K tokens or more.
 // Full training only: LoRA/QLoRA stacks (PEFT, bitsandbytes) have no tensor or pipeline parallelism.
-// `tp_asked`: the scenario fixes tp, so a machine whose link is assumed is searched with it too.
+// `tp_asked`: the scenario fixes tp, so a machine whose link is assumed is searched with it too;
+// `pp_asked`: the depth the scenario fixes, searched even where it is not a power of two.
 std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const TrainingJob& job, const NodeSpec& node, int gpus,
-                                             bool tp_asked = false);
+                                             bool tp_asked = false, std::optional<int> pp_asked = std::nullopt);
 
 // The sharding choices for a world of `gpus` ranks. One GPU has nothing to shard: plain training,
 // plus ZeRO-2/ZeRO-3 as the carriers of CPU/NVMe offload (ZeRO-Offload, ZeRO-Infinity). Hybrid

@@ -14,6 +14,16 @@ nlohmann::ordered_json interval_json(const StepTimeInterval& in) {
 
 }  // namespace
 
+nlohmann::ordered_json sustained_throughput_json(const SustainedThroughput& t) {
+  return {{"share", rounded(t.share)},
+          {"interval", interval_json(t.interval)},
+          {"held_out",
+           {{"families", t.families},
+            {"median_absolute_error", rounded(t.held_out_median_absolute)},
+            {"mean_signed_error", rounded(t.held_out_mean_signed)}}},
+          {"basis", t.basis}};
+}
+
 nlohmann::ordered_json step_model_fit_json(const FitReport& report, const std::string& as_of) {
   const StepModelFit& f = report.fit;
   nlohmann::ordered_json j;
@@ -51,6 +61,7 @@ nlohmann::ordered_json step_model_fit_json(const FitReport& report, const std::s
                       {"datasets", p.datasets}});
   }
   j["parameters"] = params;
+  if (f.sustained.interval.rows > 0) j["sustained_throughput"] = sustained_throughput_json(f.sustained);
   return j;
 }
 

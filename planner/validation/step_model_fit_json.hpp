@@ -10,6 +10,10 @@
 
 namespace preflight::validation {
 
+// With "sustained_throughput" last when the report's fit carries one (validate --refit fits it after
+// the step factors, from whole runs planned with them).
 nlohmann::ordered_json step_model_fit_json(const FitReport& report, const std::string& as_of);
+
+nlohmann::ordered_json sustained_throughput_json(const SustainedThroughput& t);
 
 }  // namespace preflight::validation

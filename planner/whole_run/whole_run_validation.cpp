@@ -6,6 +6,7 @@
 #include "planner/scenario/scenario.hpp"
 #include "planner/search/plan_search.hpp"
 #include "planner/text/candidate_text.hpp"
+#include "simulator/economics/step_time_uncertainty.hpp"
 #include "simulator/hardware/compute_model.hpp"
 #include "simulator/spec/errors.hpp"
 
@@ -32,9 +33,12 @@ WholeRunResult predict_row(const PublishedWholeRun& run, const Catalog& catalog,
   const PlanEntry& best = *plan.best;
   r.wall_hours = best.mean_hours();
   const double gpus = static_cast<double>(best.config().nodes * best.node->gpus_per_node);
-  const double stepping_hours = static_cast<double>(best.run.steps) * best.run.inputs.step_seconds / 3600.0;
+  // A team's measured throughput is a step's: the stepping alone at the step model's mean multiplier,
+  // without what whole runs lose beside their steps (the sustained share).
+  const double stepping_hours = static_cast<double>(best.run.steps) * best.run.inputs.step_seconds *
+                                mean_step_time_multiplier(best.evaluation.step_interval) / 3600.0;
   r.predicted_gpu_hours = (run.from_throughput ? stepping_hours : r.wall_hours) * gpus;
-  r.failure_free_share = best.run.outcome.failure_free_hours / r.wall_hours;
+  r.failure_free_share = best.run.outcome.failure_free_hours * mean_step_time_multiplier(best.run.inputs.step_interval) / r.wall_hours;
   if (best.evaluation.step) {
     const StepTime& step = *best.evaluation.step;
     r.mfu = step.model_flops / (step.seconds() * peak_flops(best.node->gpu, scenario.training().precision));
@@ -43,8 +47,9 @@ WholeRunResult predict_row(const PublishedWholeRun& run, const Catalog& catalog,
   return r;
 }
 
-// A search's refusal of the row's choices names the row too.
-WholeRunResult predict(const PublishedWholeRun& run, const Catalog& catalog, const StepModelFit* fit) {
+}  // namespace
+
+WholeRunResult predict_whole_run(const PublishedWholeRun& run, const Catalog& catalog, const StepModelFit* fit) {
   try {
     return predict_row(run, catalog, fit);
   } catch (const InputError& e) {
@@ -52,8 +57,6 @@ WholeRunResult predict(const PublishedWholeRun& run, const Catalog& catalog, con
     throw InputError(e.file(), "row \"" + run.id + "\": " + e.json_path(), e.value(), e.allowed());
   }
 }
-
-}  // namespace
 
 WholeRunSummary summarize(const std::vector<const WholeRunResult*>& rows) {
   WholeRunSummary s;
@@ -81,9 +84,10 @@ WholeRunValidation validate_whole_runs(const std::vector<PublishedWholeRun>& run
                                        const Catalog& catalog, const StepModelFit* fit) {
   WholeRunValidation v;
   v.file = file;
+  if (fit != nullptr) v.sustained = fit->sustained;
   v.rows.reserve(runs.size());
   // One at a time: each plan already searches on every thread.
-  for (const PublishedWholeRun& run : runs) v.rows.push_back(predict(run, catalog, fit));
+  for (const PublishedWholeRun& run : runs) v.rows.push_back(predict_whole_run(run, catalog, fit));
   std::vector<const WholeRunResult*> all;
   std::map<std::string, std::vector<const WholeRunResult*>> families;
   for (const WholeRunResult& r : v.rows) {

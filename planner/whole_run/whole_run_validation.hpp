@@ -50,9 +50,16 @@ struct WholeRunValidation {
   std::vector<WholeRunResult> rows;
   WholeRunSummary all;
   std::map<std::string, WholeRunSummary> by_family;
+  // What the plans took whole runs to sustain of a step: fitted to these runs (the errors above are
+  // in sample), with its error on families it did not see. interval.rows 0: none (the step alone).
+  SustainedThroughput sustained;
 };
 
 WholeRunSummary summarize(const std::vector<const WholeRunResult*>& rows);
+
+// One run planned with `fit` (null: the physics alone); a search's refusal of the row's choices
+// names the row.
+WholeRunResult predict_whole_run(const PublishedWholeRun& run, const Catalog& catalog, const StepModelFit* fit);
 
 // Every run planned with the catalog's fitted step model (`fit`, null: the physics alone) at the
 // project's default seed and trials.

@@ -28,23 +28,39 @@ double standard_normal_quantile(double p) {
 
 namespace {
 
+// No data: the prediction itself.
+bool is_unknown(const StepTimeInterval& interval) { return interval.rows == 0 || !(interval.low > 0.0); }
+
+// One multiplier, no spread: the prediction times `low` (a shift known exactly).
 bool is_point(const StepTimeInterval& interval, int strata) {
-  return interval.rows == 0 || !(interval.low > 0.0) || !(interval.high > interval.low) || strata < 2;
+  return is_unknown(interval) || !(interval.high > interval.low) || strata < 2;
+}
+
+double point_of(const StepTimeInterval& interval) { return is_unknown(interval) ? 1.0 : interval.low; }
+
+// ln(multiplier) ~ N(mu, sigma) with its 10th and 90th percentiles at ln(low) and ln(high).
+struct LogNormal {
+  double mu = 0.0;
+  double sigma = 0.0;
+};
+
+LogNormal log_normal_of(const StepTimeInterval& interval) {
+  if (is_unknown(interval)) return {};
+  const double z90 = standard_normal_quantile(0.9);
+  return {0.5 * (std::log(interval.low) + std::log(interval.high)), (std::log(interval.high) - std::log(interval.low)) / (2.0 * z90)};
 }
 
 // The multiplier at probability p: ln(multiplier) ~ N(mu, sigma) with its 10th and 90th percentiles at
 // ln(low) and ln(high), so the quantile is exp(ln low + (ln high - ln low) (z_p + z90) / (2 z90)).
 double multiplier_at(const StepTimeInterval& interval, double p) {
-  const double z90 = standard_normal_quantile(0.9);
-  const double mu = 0.5 * (std::log(interval.low) + std::log(interval.high));
-  const double sigma = (std::log(interval.high) - std::log(interval.low)) / (2.0 * z90);
-  return std::exp(mu + sigma * standard_normal_quantile(p));
+  const LogNormal d = log_normal_of(interval);
+  return std::exp(d.mu + d.sigma * standard_normal_quantile(p));
 }
 
 }  // namespace
 
 std::vector<double> step_time_multipliers(const StepTimeInterval& interval, int strata) {
-  if (is_point(interval, strata)) return {1.0};
+  if (is_point(interval, strata)) return {point_of(interval)};
   std::vector<double> m(static_cast<std::size_t>(strata));
   for (int k = 0; k < strata; ++k) {
     m[static_cast<std::size_t>(k)] = multiplier_at(interval, (static_cast<double>(k) + 0.5) / static_cast<double>(strata));
@@ -53,15 +69,13 @@ std::vector<double> step_time_multipliers(const StepTimeInterval& interval, int 
 }
 
 double mean_step_time_multiplier(const StepTimeInterval& interval) {
-  if (is_point(interval, kStepTimeStrata)) return 1.0;
-  const double z90 = standard_normal_quantile(0.9);
-  const double mu = 0.5 * (std::log(interval.low) + std::log(interval.high));
-  const double sigma = (std::log(interval.high) - std::log(interval.low)) / (2.0 * z90);
-  return std::exp(mu + 0.5 * sigma * sigma);
+  if (is_point(interval, kStepTimeStrata)) return point_of(interval);
+  const LogNormal d = log_normal_of(interval);
+  return std::exp(d.mu + 0.5 * d.sigma * d.sigma);
 }
 
 std::vector<double> step_time_multiplier_floors(const StepTimeInterval& interval, int bins, int strata) {
-  if (is_point(interval, strata) || bins < 1) return {1.0};
+  if (is_point(interval, strata) || bins < 1) return {point_of(interval)};
   std::vector<double> m(static_cast<std::size_t>(bins));
   const int per_bin = strata / bins;
   for (int j = 0; j < bins; ++j) {
@@ -72,7 +86,17 @@ std::vector<double> step_time_multiplier_floors(const StepTimeInterval& interval
 }
 
 double fastest_step_time_multiplier(const StepTimeInterval& interval, int strata) {
-  return is_point(interval, strata) ? 1.0 : multiplier_at(interval, 0.5 / static_cast<double>(strata));
+  return is_point(interval, strata) ? point_of(interval) : multiplier_at(interval, 0.5 / static_cast<double>(strata));
+}
+
+StepTimeInterval run_time_interval(const StepTimeInterval& step, const SustainedThroughput& sustained) {
+  if (is_unknown(sustained.interval)) return step;
+  const LogNormal a = log_normal_of(step);
+  const LogNormal b = log_normal_of(sustained.interval);
+  const double mu = a.mu + b.mu;
+  const double sigma = std::hypot(a.sigma, b.sigma);
+  const double z90 = standard_normal_quantile(0.9);
+  return {std::exp(mu - z90 * sigma), std::exp(mu + z90 * sigma), step.rows + sustained.interval.rows};
 }
 
 }  // namespace preflight

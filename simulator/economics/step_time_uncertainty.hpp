@@ -18,7 +18,7 @@ namespace preflight {
 inline constexpr int kStepTimeStrata = 100;
 
 // The multiplier at the middle (in probability) of each of `strata` equal slices, in increasing
-// order; {1} when the interval is a point (no fit, or no spread).
+// order; one multiplier when the interval is a point: 1 without data, its one value without spread.
 std::vector<double> step_time_multipliers(const StepTimeInterval& interval, int strata = kStepTimeStrata);
 
 // step_time_multipliers(...).front() without building the rest: the search's bounds call it once per
@@ -38,5 +38,11 @@ std::vector<double> step_time_multiplier_floors(const StepTimeInterval& interval
 // P. J. Acklam, "An algorithm for computing the inverse normal cumulative distribution function",
 // 2003), for p in (0, 1).
 double standard_normal_quantile(double p);
+
+// A whole run's stepping time over the simulated one: the step model's error (`step`) times what a
+// production run sustains of the simulated throughput (`sustained`), two independent log-normals
+// (their logs' means add, their standard deviations add in quadrature); `step` alone when the
+// sustained share was never fitted.
+StepTimeInterval run_time_interval(const StepTimeInterval& step, const SustainedThroughput& sustained);
 
 }  // namespace preflight

@@ -60,6 +60,8 @@ class Machine {
   double overlapped_compute_slowdown() const { return overlapped_compute_slowdown_; }
   // The 80% interval of the step time for a stack on this GPU, as multipliers (1-1 without a fit).
   StepTimeInterval step_time_interval(Framework stack) const;
+  // What a whole run sustains of the simulated step (share 1 and no interval without a fit).
+  SustainedThroughput sustained_throughput() const { return fit_ != nullptr ? fit_->sustained : SustainedThroughput{}; }
   // Measured checkpoint write bandwidth per node; empty: the storage's named default applies.
   std::optional<double> checkpoint_write_bytes_per_second() const { return checkpoint_write_; }
 

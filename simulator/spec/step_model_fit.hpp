@@ -13,19 +13,13 @@
 
 #include "simulator/spec/gpu_spec.hpp"
 #include "simulator/spec/software_stack.hpp"
+#include "simulator/spec/step_time_interval.hpp"
+#include "simulator/spec/sustained_throughput.hpp"
 
 namespace preflight {
 
 inline constexpr std::size_t kArchitectureCount = kGpuArchitectureNames.size();
 inline constexpr std::size_t kFrameworkCount = kFrameworkNames.size();
-
-// Measured over predicted step time: the 10th and 90th percentiles of the held-out residuals, an
-// 80% prediction interval as multipliers of the predicted step time.
-struct StepTimeInterval {
-  double low = 1.0;
-  double high = 1.0;
-  int rows = 0;  // held-out rows it was read from (0: no data)
-};
 
 struct StepModelFit {
   std::array<double, kArchitectureCount> kernel_efficiency;  // GEMM rates x this
@@ -44,6 +38,9 @@ struct StepModelFit {
   // step_model, `preflight-calibrate --from-log`): the spread of one held-out row's error relative to
   // another's of the same source, GPU, precision and stack.
   StepTimeInterval calibrated_interval;
+  // What a whole run sustains of the simulated step (sustained_throughput.hpp): fitted after the
+  // factors above, to published whole runs planned with them.
+  SustainedThroughput sustained;
   std::string source;  // what produced it, and from which data
 
   StepModelFit() {

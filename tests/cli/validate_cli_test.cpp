@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <sstream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -39,8 +41,14 @@ TEST(CliValidate, EveryShippedDatasetWithinItsToleranceAndTheWholeRunsReported) 
                                               {"korthikanti-2022", 8}, {"narayanan-2021", 10},
                                               {"nemo-h100", 9}, {"nemo-b200", 8}, {"torchtitan-h100", 4}}));
   const json& whole = v.at("whole_runs");
-  EXPECT_EQ(whole.at("runs").size(), 13u);
-  EXPECT_EQ(whole.at("rows").get<int>(), 13);  // every run planned on its published machine
+  EXPECT_EQ(whole.at("runs").size(), 15u);
+  EXPECT_EQ(whole.at("rows").get<int>(), 15);  // every run planned on its published machine
+  // The sustained share the plans took, fitted to these runs, with its error on families held out.
+  const json& sustained = whole.at("sustained");
+  EXPECT_GE(sustained.at("share").get<double>(), 0.5);
+  EXPECT_LE(sustained.at("share").get<double>(), 1.0);
+  EXPECT_GE(sustained.at("families").get<int>(), 3);
+  EXPECT_LE(std::abs(sustained.at("held_out_mean_signed_error").get<double>()), 0.15);
   EXPECT_EQ(whole.at("tolerance_median_absolute_error").get<double>(), 0.25);
   EXPECT_EQ(whole.at("tolerance_mean_signed_error").get<double>(), 0.15);
   const bool whole_within = whole.at("within_tolerance").get<bool>();
@@ -53,6 +61,49 @@ TEST(CliValidate, EveryShippedDatasetWithinItsToleranceAndTheWholeRunsReported) 
                 run.at("predicted_gpu_hours").get<double>() / run.at("published_gpu_hours").get<double>() - 1.0, 1e-3)
         << run.at("id");
   }
+}
+
+// `validate --refit-sustained DIR` on a user's own whole runs (beside --data): the catalog's fit with
+// the share refitted to them, which the catalog reads back; the step factors untouched. Alone only:
+// with --physics (no step factors to fit it over) it is bad input.
+TEST(CliValidate, RefitSustainedWritesTheCatalogsFitWithTheNewShare) {
+  const fs::path data = test::scratch_dir("refit-sustained-data");
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(PREFLIGHT_SOURCE_DIR) / ".." / "shared" / "validation")) {
+    fs::create_directory_symlink(e.path(), data / e.path().filename());
+  }
+  fs::create_directory_symlink(fs::path(PREFLIGHT_SOURCE_DIR) / "published" / "whole_run_models", data / "whole_run_models");
+  // Two small runs of two families: the share fitted to both, each family predicted from the other.
+  const std::string shipped = test::read_text(fs::path(PREFLIGHT_SOURCE_DIR) / "published" / "whole_runs.csv");
+  std::string runs;
+  std::istringstream lines(shipped);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("id,") || line.starts_with("llama-2-7b,") || line.starts_with("starcoderbase-1b,")) runs += line + "\n";
+  }
+  test::write_text(data / "whole_runs.csv", runs);
+  const fs::path out = test::scratch_dir("refit-sustained-out");
+  const test::CliResult r = test::run_preflight("validate --data " + data.string() + " --refit-sustained " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("| llama-2 | 1 |"), std::string::npos) << r.out;
+  const json written = json::parse(test::read_text(out / "step_model.json"));
+  const json catalog = json::parse(test::read_text(fs::path(PREFLIGHT_SOURCE_DIR) / "catalogs" / "fitted" / "step_model.json"));
+  EXPECT_EQ(written.at("kernel_efficiency"), catalog.at("kernel_efficiency"));
+  EXPECT_EQ(written.at("host_time"), catalog.at("host_time"));
+  const json& t = written.at("sustained_throughput");
+  EXPECT_EQ(t.at("interval").at("rows").get<int>(), 2);
+  EXPECT_EQ(t.at("held_out").at("families").get<int>(), 2);
+  EXPECT_GE(t.at("share").get<double>(), 0.5);
+  EXPECT_LE(t.at("share").get<double>(), 1.0);
+  // A catalog with it plans with it: the run's JSON carries the new share.
+  const fs::path dir = test::scratch_dir("refit-sustained-catalog");
+  fs::copy(fs::path(PREFLIGHT_SOURCE_DIR) / "catalogs", dir / "catalogs", fs::copy_options::recursive);
+  fs::copy_file(out / "step_model.json", dir / "catalogs" / "fitted" / "step_model.json", fs::copy_options::overwrite_existing);
+  const test::CliResult sim = test::run_preflight("simulate " + kScenario + " --format json --catalog " + (dir / "catalogs").string());
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_NEAR(json::parse(sim.out).at("run").at("sustained_share").get<double>(), t.at("share").get<double>(), 1e-4);
+
+  const test::CliResult bad = test::run_preflight("validate --physics --refit-sustained " + out.string());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--refit-sustained"), std::string::npos) << bad.err;
 }
 
 // Without the fitted factors vTrain's host-bound single-node rows are ~50% too fast: past the
@@ -105,14 +156,16 @@ TEST(CliStepInterval, ACatalogWithoutTheFitGivesPoints) {
   EXPECT_NE(json::parse(fitted.out).at("step").at("seconds").get<double>(), seconds);  // the fit moves the prediction
 }
 
-// A deadline inside the step's interval: a run the point prediction finishes in time (no
-// interruptions on demand, failure-free hours under the deadline) meets it only when the real step is
-// not slower than predicted by more than the 10% margin; P(deadline) says so, and `plan`, asked for 90%,
+// A deadline inside the run's interval: a run that finishes in time in the middle of its interval (no
+// interruptions on demand) meets it only when the real run is not slower than that by more than the
+// 10% margin; P(deadline) says so, and `plan`, asked for 90%,
 // picks something faster than the config that would have passed on its point prediction.
 TEST(CliStepInterval, ADeadlineInsideTheIntervalLowersTheProbabilityAndMovesThePlan) {
   const test::CliResult first = test::run_preflight("simulate " + kScenario + " --format json");
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  const double hours = json::parse(first.out).at("run").at("failure_free_hours").get<double>();
+  // The run in the middle of its interval (the step at the run's median multiplier: the model's error
+  // and the sustained share).
+  const double hours = json::parse(first.out).at("run").at("hours").at("p50").get<double>();
   const fs::path dir = test::scratch_dir("deadline-in-interval");
   json s = json::parse(test::read_text(kScenario));
   s["constraints"]["deadline_hours"] = 1.1 * hours;
@@ -122,7 +175,7 @@ TEST(CliStepInterval, ADeadlineInsideTheIntervalLowersTheProbabilityAndMovesTheP
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json out = json::parse(r.out);
   const json& run = out.at("run");
-  EXPECT_LT(run.at("failure_free_hours").get<double>(), 1.1 * hours);  // in time on the point prediction
+  EXPECT_LT(run.at("hours").at("p50").get<double>(), 1.1 * hours);  // in time in the middle
   EXPECT_GT(out.at("cost").at("p_meets_deadline").get<double>(), 0.2);
   EXPECT_LT(out.at("cost").at("p_meets_deadline").get<double>(), 0.8);
   EXPECT_GT(run.at("hours").at("p90").get<double>(), 1.1 * hours);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "planner/catalog/price_book.hpp"
@@ -116,10 +118,12 @@ TEST(PriceBook, TheBundledScenarioPaysTheReservedRate) {
   EXPECT_NEAR(machines_a / machines_b, 28.0 / 31.92, 0.01);
 }
 
-// The bundled capacity-block scenario: 46B tokens within 80 h. Two reserved p5 nodes ($28/h) are too
-// slow for the deadline; four nodes run about 39-45 h, so a 48 h block of 4 x p5.48xlarge at AWS's
-// published $39.33 per instance-hour, bought a day ahead, costs 4 x 39.33 x 48 = $7,551.36 (hand-worked)
-// against about 4 x $55.04 x 39 h = $8,600 at the list price. Its trials end a day later than they run.
+// The bundled capacity-block scenario: 32B tokens within 80 h at 70% confidence. Two reserved p5 nodes
+// ($28/h) are too slow for the deadline; four nodes run about 37 h in the middle (25 h of simulated
+// steps at the sustained share, 1.39x, and the model's mean error), so a 48 h block of 4 x p5.48xlarge
+// at AWS's published $39.33 per instance-hour, bought a day ahead, costs 4 x 39.33 x 48 = $7,551.36
+// (hand-worked) against about 4 x $55.04 x 39.6 h = $8,700 at the list price. Its trials end a day
+// later than they run.
 TEST(PriceBook, TheBundledScenarioBuysACapacityBlock) {
   const Scenario s = load_scenario(std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/llama3.1-8b-cpt-capacity-block.json", test::catalog());
   Scenario listed = s;
@@ -137,9 +141,10 @@ TEST(PriceBook, TheBundledScenarioBuysACapacityBlock) {
   EXPECT_TRUE(block == 24.0 || block == 48.0) << block;
   // Most trials pay the whole block, not their hours.
   EXPECT_NEAR(run.outcome.usd.p50, 39.33 * run.block_nodes * block, 0.01);
-  EXPECT_NEAR(run.outcome.hours.p50 - run.inputs.start_delay_hours, run.outcome.failure_free_hours, 0.25 * block);
+  const double middle = run.outcome.failure_free_hours * std::sqrt(run.inputs.step_interval.low * run.inputs.step_interval.high);
+  EXPECT_NEAR(run.outcome.hours.p50 - run.inputs.start_delay_hours, middle, 0.25 * block);
   EXPECT_DOUBLE_EQ(run.inputs.start_delay_hours, 24.0);
-  EXPECT_LE(run.outcome.hours.p90, 80.0);
+  EXPECT_GE(run.outcome.p_meets_deadline, 0.7);
   EXPECT_EQ(b.best->run.price.term, "list");
   EXPECT_LT(run.outcome.usd.mean, 0.95 * b.best->run.outcome.usd.mean);
 }

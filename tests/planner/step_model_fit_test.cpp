@@ -38,10 +38,13 @@ validation::FitReport refit() {
   return validation::fit_step_model(validation::load_datasets(PREFLIGHT_VALIDATION_DIR, catalog));
 }
 
+// The step factors; the sustained share fitted after them from whole runs has a test of its own
+// (sustained_share_fit_test.cpp), which starts from the shipped factors this test proves.
 void expect_reproduces_the_shipped_file(const validation::FitReport& report) {
-  const nlohmann::json shipped = nlohmann::json::parse(read_text(kShipped));
+  nlohmann::ordered_json shipped = nlohmann::ordered_json::parse(read_text(kShipped));
+  shipped.erase("sustained_throughput");
   const std::string again = validation::step_model_fit_json(report, shipped.at("as_of").get<std::string>()).dump(2) + "\n";
-  EXPECT_EQ(again, read_text(kShipped)) << "re-run scripts/fit_step_model.sh and review the change";
+  EXPECT_EQ(again, shipped.dump(2) + "\n") << "re-run scripts/fit_step_model.sh and review the change";
 }
 
 void expect_factors_in_their_plausible_ranges(const validation::FitReport& report) {

@@ -62,6 +62,17 @@ TEST(WholeRunSummary, MedianAbsoluteAndMeanSignedByHand) {
   EXPECT_FALSE(summarize({&a, &b, &c}).within_tolerance());
 }
 
+// BLOOM's published layout (384 A100s, tp 4, pp 12: twelve stages, not a power of two, over 70
+// layers) is planned as fixed; the search once offered only power-of-two depths and refused every
+// candidate of the row ("DP degree 384 does not divide the global batch").
+TEST(WholeRunValidation, BloomPlansOnItsPublishedTwelveStageLayout) {
+  const WholeRunResult r = shipped("bloom-176b");
+  ASSERT_TRUE(r.predicted_gpu_hours.has_value()) << r.refusal;
+  EXPECT_NE(r.layout.find("tp 4"), std::string::npos) << r.layout;
+  EXPECT_NE(r.layout.find("pp 12"), std::string::npos) << r.layout;
+  EXPECT_EQ(r.run.gpus, 384);
+}
+
 // LLaMA-65B: "around 380 tokens/sec/GPU on 2048 A100 GPU with 80GB of RAM" over 1.4T tokens is
 // 1.4e12 / 380 / 3600 = 1,023,392 GPU-hours (the paper's Table 15 says 1,022,362, so the table counts
 // tokens over that throughput): the plan's stepping time on the published GPUs lands within the step

@@ -23,7 +23,32 @@ TEST(StepTimeUncertainty, NormalQuantilesMatchTheTables) {
 
 TEST(StepTimeUncertainty, APointIntervalIsTheOldExactRun) {
   EXPECT_EQ(step_time_multipliers(StepTimeInterval{}), std::vector<double>{1.0});
-  EXPECT_EQ(step_time_multipliers(StepTimeInterval{1.1, 1.1, 50}), std::vector<double>{1.0});
+  // A point with data is a shift known exactly (a sustained share without spread).
+  EXPECT_EQ(step_time_multipliers(StepTimeInterval{1.1, 1.1, 50}), std::vector<double>{1.1});
+  EXPECT_DOUBLE_EQ(mean_step_time_multiplier(StepTimeInterval{1.1, 1.1, 50}), 1.1);
+  EXPECT_DOUBLE_EQ(fastest_step_time_multiplier(StepTimeInterval{1.1, 1.1, 50}), 1.1);
+}
+
+// The run's multiplier: the step model's error times what whole runs sustain, worked by hand.
+// Step 0.9-1.2: mu_a = ln sqrt(1.08) = 0.038481, sigma_a = ln(1.2 / 0.9) / (2 x 1.2815516) = 0.112240;
+// sustained 1.03-2.26: mu_b = 0.422462, sigma_b = ln(2.26 / 1.03) / 2.563103 = 0.306584. The product:
+// mu = 0.460943, sigma = hypot(0.112240, 0.306584) = 0.326484, so its 10th and 90th percentiles are
+// exp(mu -+ 1.2815516 sigma) = 1.04345 and 2.40933.
+TEST(StepTimeUncertainty, TheRunMultiplierIsTheProductOfTheStepErrorAndTheSustainedShare) {
+  SustainedThroughput sustained;
+  sustained.share = 0.66;
+  sustained.interval = {1.03, 2.26, 9};
+  const StepTimeInterval run = run_time_interval({0.9, 1.2, 100}, sustained);
+  EXPECT_NEAR(run.low, 1.04345, 1e-4);
+  EXPECT_NEAR(run.high, 2.40933, 1e-4);
+  EXPECT_EQ(run.rows, 109);
+  // Never fitted: the step's own interval; no step data: the sustained share's alone.
+  const StepTimeInterval step_only = run_time_interval({0.9, 1.2, 100}, SustainedThroughput{});
+  EXPECT_DOUBLE_EQ(step_only.low, 0.9);
+  EXPECT_DOUBLE_EQ(step_only.high, 1.2);
+  const StepTimeInterval sustained_only = run_time_interval(StepTimeInterval{}, sustained);
+  EXPECT_NEAR(sustained_only.low, 1.03, 1e-9);
+  EXPECT_NEAR(sustained_only.high, 2.26, 1e-9);
 }
 
 TEST(StepTimeUncertainty, StrataSpanTheIntervalAtItsPercentiles) {
