@@ -202,7 +202,9 @@ nlohmann::ordered_json result_json(const Evaluation& e, const RunEstimate& run, 
   nlohmann::ordered_json j;
   j["config"] = config_json(e.config);
   // How it saves, as chosen where the config left it to the stack: the config reads back the same.
-  j["config"]["checkpoint"] = {{"mode", std::string(name_of(kCheckpointModeNames, run.checkpoint_mode))}, {"sharded", run.sharded_writes}};
+  j["config"]["checkpoint"] = {{"mode", std::string(name_of(kCheckpointModeNames, run.checkpoint_mode))},
+                               {"sharded", run.sharded_writes},
+                               {"storage", std::string(name_of(kCheckpointStorageNames, run.storage))}};
   j["memory"] = memory_json(e.memory, e.peak_from_timeline);
   j["step"] = step_json(e, node, job);
   j["run"] = run_json(run);

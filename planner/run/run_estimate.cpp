@@ -227,8 +227,11 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   return prepare_run(s, machine, c, step, options, run_market(s, machine.node(), c));
 }
 
-RunEstimate prepare_run(const Scenario& s, const Machine& machine, const StrategyConfig& c, const StepTime& step,
-                        const RunOptions& options, const RunMarket& market) {
+namespace {
+
+// The run with its checkpoints in `storage`.
+RunEstimate prepare_run_in(const Scenario& s, const Machine& machine, const StrategyConfig& c, const StepTime& step,
+                           const RunOptions& options, const RunMarket& market, CheckpointStorage storage) {
   const NodeSpec& node = machine.node();
   const bool spot = on_spot(c.pricing);
   RunEstimate r;
@@ -251,8 +254,7 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   const double interruptions_per_hour = r.job_interruptions_per_hour + r.faults_per_hour;
   r.reclaim_share = interruptions_per_hour > 0.0 ? r.job_interruptions_per_hour / interruptions_per_hour : 0.0;
 
-  // Local disks go with a reclaimed instance: spot checkpoints go to storage that outlives it.
-  r.storage = s.checkpoint.storage.value_or(spot ? CheckpointStorage::object_store : CheckpointStorage::local_nvme);
+  r.storage = storage;
   r.checkpoints_survive = !(spot && r.storage == CheckpointStorage::local_nvme);
   const bool resumable = s.checkpoint.settings.resumable;
   const double ckpt_bytes = checkpoint_bytes(s.workload.footprint(), s.workload.state_bytes(), resumable);
@@ -416,6 +418,62 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
                    : "the 80% interval of the model's held-out error"});
   }
   return r;
+}
+
+// Where checkpoints may go on this machine: its own disks where it has them, and the provider's
+// network file system and object store where they have a price (the scenario's storage price
+// prices any); the default (local disks on demand, the object store on spot: local disks go with a
+// reclaimed instance) always.
+std::vector<CheckpointStorage> storage_choices(const Scenario& s, const NodeSpec& node, bool spot) {
+  const CheckpointStorage fallback = spot ? CheckpointStorage::object_store : CheckpointStorage::local_nvme;
+  const bool priced = s.prices.storage_usd_per_gb_month.has_value();
+  std::vector<CheckpointStorage> out;
+  for (const CheckpointStorage where : {CheckpointStorage::local_nvme, CheckpointStorage::network_fs, CheckpointStorage::object_store}) {
+    const bool offered = where == CheckpointStorage::local_nvme     ? node.local_nvme_bytes > 0.0
+                         : where == CheckpointStorage::network_fs ? priced || (node.storage && node.storage->network_fs)
+                                                                  : priced || (node.storage && node.storage->object_store);
+    if (offered || where == fallback) out.push_back(where);
+  }
+  return out;
+}
+
+// The better of two runs of one config in different storage: one that meets the deadline in
+// expectation over one that does not, then the cheaper (the first of equals: local disks, a network
+// file system, the object store).
+bool better_run(const RunEstimate& a, const RunEstimate& b, double deadline_hours) {
+  if (deadline_hours > 0.0) {
+    const bool a_on_time = a.expected_hours <= deadline_hours, b_on_time = b.expected_hours <= deadline_hours;
+    if (a_on_time != b_on_time) return a_on_time;
+  }
+  return a.expected_usd < b.expected_usd;
+}
+
+}  // namespace
+
+RunEstimate prepare_run(const Scenario& s, const Machine& machine, const StrategyConfig& c, const StepTime& step,
+                        const RunOptions& options, const RunMarket& market) {
+  // Given by the config or the scenario: there.
+  if (c.checkpoint_storage || s.checkpoint.storage) {
+    return prepare_run_in(s, machine, c, step, options, market, c.checkpoint_storage ? *c.checkpoint_storage : *s.checkpoint.storage);
+  }
+  // Else wherever the run costs least: local disks are free and fast but go with a reclaimed
+  // instance; a network file system writes faster than an object store at several times its price.
+  const std::vector<CheckpointStorage> choices = storage_choices(s, machine.node(), on_spot(c.pricing));
+  std::optional<RunEstimate> best;
+  std::vector<StorageAlternative> tried;
+  for (const CheckpointStorage where : choices) {
+    RunEstimate r = prepare_run_in(s, machine, c, step, options, market, where);
+    // Local disks too small for the checkpoints kept: not a place for them (unless the only one).
+    if (where == CheckpointStorage::local_nvme && !r.fits_local_disk && choices.size() > 1) continue;
+    tried.push_back({where, r.expected_usd, r.expected_hours, r.checkpoints_survive});
+    if (!best || better_run(r, *best, s.constraints.deadline_hours.value_or(0.0))) best = std::move(r);
+  }
+  if (!best) return prepare_run_in(s, machine, c, step, options, market, choices.back());
+  best->storage_searched = true;
+  for (const StorageAlternative& a : tried) {
+    if (a.storage != best->storage) best->storage_alternatives.push_back(a);
+  }
+  return *std::move(best);
 }
 
 RunEstimate estimate_run(const Scenario& s, const Machine& machine, const StrategyConfig& c, const StepTime& step,

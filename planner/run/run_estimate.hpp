@@ -26,6 +26,14 @@ namespace preflight {
 inline constexpr int kScreeningTrials = 2000;
 
 // The Monte Carlo's settings. (Measured checkpoint bandwidth comes with the Machine.)
+// A run of the same config with its checkpoints elsewhere.
+struct StorageAlternative {
+  CheckpointStorage storage = CheckpointStorage::local_nvme;
+  double expected_usd = 0.0;
+  double expected_hours = 0.0;
+  bool survives = true;  // its checkpoints outlive a reclaimed instance
+};
+
 struct RunOptions {
   std::uint64_t seed = 1;
   int trials = 10000;
@@ -57,6 +65,10 @@ struct RunEstimate {
   double reclaim_share = 0.0;        // of its interruptions, the share that are spot reclaims (the rest faults)
   double startup_hours = 0.0;        // the weights fetched and loaded, and the warm-up, before the first step
   SustainedThroughput sustained;     // what the run's stepping sustains of the simulated step (in inputs.step_interval)
+  // Checkpoint storage the plan chose (neither the config nor the scenario named one): the others it
+  // weighed, at their expected cost and hours.
+  bool storage_searched = false;
+  std::vector<StorageAlternative> storage_alternatives;
   CheckpointMode checkpoint_mode = CheckpointMode::synchronous;  // as given, or the one that stalls less
   double other_mode_overhead = -1.0;  // where the mode was chosen: the other one's overhead fraction (-1: given)
   bool sharded_writes = true;         // every node writes its part of a save; false: rank 0's node writes it all

@@ -27,10 +27,11 @@ nlohmann::ordered_json config_json(const StrategyConfig& c) {
   j["pricing"] = to_string(c.pricing);
   if (c.region) j["region"] = *c.region;
   if (c.zone) j["zone"] = *c.zone;
-  if (c.checkpoint_mode || c.checkpoint_sharded) {
+  if (c.checkpoint_mode || c.checkpoint_sharded || c.checkpoint_storage) {
     nlohmann::ordered_json k = nlohmann::ordered_json::object();
     if (c.checkpoint_mode) k["mode"] = std::string(name_of(kCheckpointModeNames, *c.checkpoint_mode));
     if (c.checkpoint_sharded) k["sharded"] = *c.checkpoint_sharded;
+    if (c.checkpoint_storage) k["storage"] = std::string(name_of(kCheckpointStorageNames, *c.checkpoint_storage));
     j["checkpoint"] = k;
   }
   if (!c.checkpoint_interval_minutes) {
@@ -87,6 +88,10 @@ void read_run_fields(io::ObjectReader& r, StrategyConfig& c) {
       c.checkpoint_mode = *value_of(kCheckpointModeNames, *mode);
     }
     c.checkpoint_sharded = k->optional_boolean("sharded");
+    if (const std::optional<std::string> storage = k->optional_choice("storage", {"auto", "nvme", "network", "object_store"});
+        storage && *storage != "auto") {
+      c.checkpoint_storage = *value_of(kCheckpointStorageNames, *storage);
+    }
     k->finish();
   }
 }

@@ -1,6 +1,7 @@
 #include "planner/search/plan_reasons.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "planner/text/number_text.hpp"
 #include "planner/text/candidate_text.hpp"
@@ -14,6 +15,27 @@
 #include "simulator/spec/errors.hpp"
 
 namespace preflight {
+
+namespace {
+
+// A run whose expected cost passes this has no finite end worth a figure (the closed forms of a run
+// that restarts from step 0 grow exponentially with its length).
+constexpr double kNeverFinishesUsd = 1e12;
+
+// A checkpoint storage in words.
+std::string storage_text(CheckpointStorage where) {
+  switch (where) {
+    case CheckpointStorage::local_nvme:
+      return "local NVMe";
+    case CheckpointStorage::network_fs:
+      return "a network file system";
+    case CheckpointStorage::object_store:
+      return "the object store";
+  }
+  return "";
+}
+
+}  // namespace
 
 namespace {
 
@@ -355,6 +377,26 @@ class Explainer {
                    share_text(k.overhead_fraction) + " of the time" + against + ", " +
                    (w_.config().nodes == 1 ? "from its one node" : w_.run.sharded_writes ? "each node writing its part" : "gathered and written from one node") + ", " +
                    interruptions_text(w_.run));
+    // Where they go, when the plan chose: what the other places would have cost.
+    if (w_.run.storage_searched && !w_.run.storage_alternatives.empty()) {
+      std::string others;
+      for (const StorageAlternative& a : w_.run.storage_alternatives) {
+        const std::string lost = a.survives ? "" : "lost with a reclaimed instance, so every reclaim restarts the run from step 0";
+        std::string cost;
+        if (!std::isfinite(a.expected_usd) || !std::isfinite(a.expected_hours) || a.expected_usd > kNeverFinishesUsd) {
+          cost = "never finishes (" + (lost.empty() ? std::string("interrupted faster than it checkpoints") : lost) + ")";
+        } else {
+          const double ratio = w_.run.expected_usd > 0.0 ? a.expected_usd / w_.run.expected_usd : 1.0;
+          const std::string by = ratio >= 10.0 ? fixed(ratio, 0) + "x"
+                                 : ratio >= 1.0 ? "+" + share_text(ratio - 1.0)
+                                                : share_text(1.0 - ratio) + " less";
+          cost = usd_text(a.expected_usd) + " expected (" + by + (lost.empty() ? "" : ": " + lost) + ")";
+        }
+        others += (others.empty() ? "" : "; ") + storage_text(a.storage) + " " + cost;
+      }
+      out_.push_back("checkpoints to " + storage_text(w_.run.storage) + ", the best place for this run (config checkpoint.storage fixes one): " +
+                     others);
+    }
     // Saves that stall much: what the other ways of writing would stall.
     if (k.overhead_fraction > kCheckpointStallWorthNaming) {
       std::string other;

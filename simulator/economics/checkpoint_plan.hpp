@@ -12,11 +12,6 @@
 
 namespace preflight {
 
-enum class CheckpointStorage { local_nvme, network_fs, object_store };
-inline constexpr EnumNames<CheckpointStorage, 3> kCheckpointStorageNames{{{CheckpointStorage::local_nvme, "nvme"},
-                                                                          {CheckpointStorage::network_fs, "network"},
-                                                                          {CheckpointStorage::object_store, "object_store"}}};
-
 struct CheckpointSettings {
   CheckpointStorage storage = CheckpointStorage::local_nvme;
   CheckpointMode mode = CheckpointMode::synchronous;

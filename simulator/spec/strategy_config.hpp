@@ -89,6 +89,13 @@ enum class CheckpointMode { synchronous, asynchronous };
 inline constexpr EnumNames<CheckpointMode, 2> kCheckpointModeNames{
     {{CheckpointMode::synchronous, "sync"}, {CheckpointMode::asynchronous, "async"}}};
 
+// Where checkpoints go: the node's own disks (lost with the instance), a network file system or the
+// provider's object store (both outlive it).
+enum class CheckpointStorage { local_nvme, network_fs, object_store };
+inline constexpr EnumNames<CheckpointStorage, 3> kCheckpointStorageNames{{{CheckpointStorage::local_nvme, "nvme"},
+                                                                          {CheckpointStorage::network_fs, "network"},
+                                                                          {CheckpointStorage::object_store, "object_store"}}};
+
 struct StrategyConfig {
   std::string instance;
   int nodes = 1;
@@ -107,10 +114,11 @@ struct StrategyConfig {
   std::optional<std::string> zone;
   // Empty: auto (Daly's optimum). +infinity: no checkpoints (an interruption restarts from scratch).
   std::optional<double> checkpoint_interval_minutes;
-  // The config's "checkpoint": {"mode", "sharded"}; empty: the stack's habit (run_estimate.cpp).
+  // The config's "checkpoint": {"mode", "sharded", "storage"}; empty: the stack's habit (run_estimate.cpp).
   // sharded: every node writes its part in parallel; false: the gathered state from rank 0's node.
   std::optional<CheckpointMode> checkpoint_mode;
   std::optional<bool> checkpoint_sharded;
+  std::optional<CheckpointStorage> checkpoint_storage;  // empty: the scenario's, else the cheapest the plan finds
 };
 
 // Which ZeRO stage a sharding choice amounts to, and who implements it.
