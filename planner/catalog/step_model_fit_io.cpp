@@ -1,5 +1,8 @@
 #include "planner/catalog/step_model_fit_io.hpp"
 
+#include <cmath>
+#include <string>
+
 #include "planner/io/json_reader.hpp"
 
 namespace preflight {
@@ -58,10 +61,14 @@ StepModelFit read_step_model_fit(const std::filesystem::path& file) {
     // The range the fit keeps it in (planner/whole_run/sustained_share_fit.hpp).
     ObjectReader sustained = r.object("sustained_throughput");
     SustainedThroughput& t = fit.sustained;
-    t.share = sustained.number("share", {0.5, 1.0});
+    t.share = sustained.number("share", {kMinSustainedShare, kMaxSustainedShare});
     ObjectReader interval = sustained.object("interval");
     t.interval = read_interval(interval, 100.0);  // both ends above 1 where the share is well below 1
     if (t.interval.low > t.interval.high) sustained.fail("interval", "low at most high");
+    // The runs take the interval; the share is what the text says of it: the two agree.
+    if (std::abs(std::sqrt(t.interval.low * t.interval.high) * t.share - 1.0) > 1e-3) {
+      sustained.fail("share", "1 / the interval's median (" + std::to_string(1.0 / std::sqrt(t.interval.low * t.interval.high)) + ")");
+    }
     ObjectReader held = sustained.object("held_out");
     t.families = static_cast<int>(held.integer("families", 1, 10'000));
     t.held_out_median_absolute = held.number("median_absolute_error", {0.0, 100.0});

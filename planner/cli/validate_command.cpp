@@ -1,13 +1,17 @@
 // `preflight validate`: the simulator, with the catalog's fitted factors, against every shipped
 // dataset of published measurements, and the planner against published whole pre-training runs
 // (published/whole_runs.csv); exit 1 when a dataset exceeds its tolerance. `--refit DIR`
-// refits the factors from the same data and writes DIR/step_model.json (what the catalog ships) and
-// DIR/step_model_report.md (their error on data the fit did not see).
+// refits the factors from the same data, then what whole runs sustain of a step simulated with them,
+// and writes DIR/step_model.json (what the catalog ships) and DIR/step_model_report.md (their error on
+// data the fit did not see). `--refit-sustained DIR` refits the sustained share alone over the
+// catalog's step factors (seconds) and writes both files with that part replaced.
 
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <ostream>
+#include <sstream>
+#include <string>
 
 #include "planner/cli/common_options.hpp"
 #include "planner/io/output_file.hpp"
@@ -66,11 +70,22 @@ int run_validate(const ValidateOptions& options, std::ostream& out, std::ostream
       throw InputError(shipped.string(), "$", "no such file", "a catalog with a fitted step model (scripts/fit_step_model.sh writes it)");
     }
     const whole_run::SustainedShareFit sustained = whole_run::fit_sustained_share(runs, catalog, *catalog.step_model_fit());
+    if (sustained.sustained.interval.rows == 0) {
+      throw InputError(runs_file.string(), "gpu_hours_from", "no wall_time run with a plan",
+                       "at least one run whose GPU-hours are its wall time, planned on its published machine");
+    }
     std::ifstream in(shipped);
     nlohmann::ordered_json j = nlohmann::ordered_json::parse(in);  // the catalog read it already: its order kept
     j["sustained_throughput"] = validation::sustained_throughput_json(sustained.sustained);
+    // The report: the step factors' part as shipped, this part new.
+    std::ifstream report_in(catalog.dir() / "fitted" / "step_model_report.md");
+    std::stringstream shipped_report;
+    if (report_in) shipped_report << report_in.rdbuf();
+    const std::string before = shipped_report.str();
+    const std::string report = before.substr(0, before.find(kSustainedSection)) + sustained_share_markdown(sustained);
     const std::filesystem::path dir(options.refit_sustained);
     io::write_output((dir / "step_model.json").string(), j.dump(2) + "\n", out);
+    io::write_output((dir / "step_model_report.md").string(), report, out);
     io::write_output(options.output.out, sustained_share_markdown(sustained), out);
     return 0;
   }

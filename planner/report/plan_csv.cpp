@@ -34,7 +34,7 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
       "step_seconds_low,step_seconds_high,region,zone,price_as_of,price_source,usd_per_node_hour,checkpoint_storage,"
       "storage_usd_per_hour,egress_usd,compute_usd,storage_usd,total_usd,fallback_hours,warnings,electricity_usd,"
       "fallback_usd_per_node_hour,fallback_region,ep,cp,etp,ep_comm_overlap,tp_comm_overlap,price_term,"
-      "failures_expected,preemptions_expected,startup_hours,checkpoint_mode,energy_kwh,co2e_kg,grid_gco2e_per_kwh,pue\n";
+      "failures_expected,preemptions_expected,startup_hours,checkpoint_mode,energy_kwh,co2e_kg,grid_gco2e_per_kwh,pue,sustained_share\n";
   for (const PlanEntry& e : p.screened) {
     const StrategyConfig& c = e.config();
     const RunOutcome& o = e.run.outcome;
@@ -64,7 +64,7 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
         optional_fixed(mc, faults_expected(e.run), 4), optional_fixed(mc, reclaims_expected(e.run), 4), fixed(e.run.startup_hours, 4),
         std::string(name_of(kCheckpointModeNames, e.run.checkpoint_mode)),
         optional_fixed(mc, run_energy(e.run).kwh, 1), optional_fixed(mc, run_energy(e.run).co2e_kg, 1), fixed(e.run.site.gco2e_per_kwh, 1),
-        fixed(e.run.site.pue, 3)};
+        fixed(e.run.site.pue, 3), fixed(e.run.sustained.share, 4)};
     for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
     out += "\n";
   }

@@ -62,7 +62,9 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
       << (r.checkpoints_survive ? "" : ", LOST with a reclaimed instance") << "\n";
   out << "  interruptions " << r.interruption_model << ", " << fixed(r.job_interruptions_per_hour, 4)
       << " reclaims per hour for the job and " << fixed(r.faults_per_hour, 4) << " faults: " << interruptions_text(r) << "\n";
-  out << "  hours    " << hours_distribution_text(r.outcome.hours) << ", failure-free " << fixed(r.outcome.failure_free_hours, 1) << " h\n";
+  // Failure-free at the simulated step: the run's hours above step at the sustained share besides.
+  out << "  hours    " << hours_distribution_text(r.outcome.hours) << ", failure-free " << fixed(r.outcome.failure_free_hours, 1)
+      << " h at the simulated step\n";
   out << "  cost     " << usd_distribution_text(r.outcome.usd) << "\n";
   for (const std::string& line : cost_lines(r, c)) out << "           " << line << "\n";
   if (s.constraints.deadline_hours) {

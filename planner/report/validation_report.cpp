@@ -190,10 +190,10 @@ std::string fit_report_markdown(const validation::FitReport& report) {
 
 std::string sustained_share_markdown(const whole_run::SustainedShareFit& fit) {
   const SustainedThroughput& t = fit.sustained;
-  std::string out = "\n## What whole runs sustain of the simulated step\n\n";
+  std::string out = std::string(kSustainedSection) + "\n\n";
   out += "Fitted after the factors above: published whole pre-training runs (published/whole_runs.csv) planned as `validate` plans "
          "them, the share of the simulated step's throughput that makes the median of published over predicted GPU-hours one, "
-         "in [" + fixed(whole_run::kMinSustainedShare, 2) + ", " + fixed(whole_run::kMaxSustainedShare, 2) + "]. Share: " +
+         "in [" + fixed(kMinSustainedShare, 2) + ", " + fixed(kMaxSustainedShare, 2) + "]. Share: " +
          fixed(t.share, 3) + " over " + std::to_string(fit.runs) + " runs of " + std::to_string(t.families) +
          " families. Errors are GPU-hour errors (predicted over published, minus 1; -: optimistic).\n\n";
   out += "| family held out | runs | share fitted without it | median absolute error | mean signed error |\n|---|---:|---:|---:|---:|\n";

@@ -23,7 +23,9 @@ std::string validation_report(const std::string& format, const std::vector<valid
 // five-fold errors with the 80% interval's held-out coverage.
 std::string fit_report_markdown(const validation::FitReport& report);
 
-// The sustained share's section of the same report: the share, each family held out.
+// The sustained share's section of the same report: the share, each family held out. It starts with
+// kSustainedSection (what `validate --refit-sustained` replaces).
+inline constexpr const char* kSustainedSection = "\n## What whole runs sustain of the simulated step";
 std::string sustained_share_markdown(const whole_run::SustainedShareFit& fit);
 
 }  // namespace preflight

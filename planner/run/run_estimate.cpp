@@ -254,6 +254,11 @@ RunEstimate prepare_run_in(const Scenario& s, const Machine& machine, const Stra
   const double interruptions_per_hour = r.job_interruptions_per_hour + r.faults_per_hour;
   r.reclaim_share = interruptions_per_hour > 0.0 ? r.job_interruptions_per_hour / interruptions_per_hour : 0.0;
 
+  // The steps a whole run takes: the simulated step times the run's mean multiplier (the step model's
+  // error and the sustained share). Checkpoint intervals are counted in them, so a Daly interval (or a
+  // config's minutes) is the wall time between saves the run really sees.
+  const StepTimeInterval run_interval = run_time_interval(machine.step_time_interval(c.framework), machine.sustained_throughput());
+  const double run_step_seconds = step.seconds() * mean_step_time_multiplier(run_interval);
   r.storage = storage;
   r.checkpoints_survive = !(spot && r.storage == CheckpointStorage::local_nvme);
   const bool resumable = s.checkpoint.settings.resumable;
@@ -272,7 +277,7 @@ RunEstimate prepare_run_in(const Scenario& s, const Machine& machine, const Stra
   if (!settings.write_bytes_per_second_per_node && r.storage == CheckpointStorage::local_nvme) {
     settings.write_bytes_per_second_per_node = machine.checkpoint_write_bytes_per_second();
   }
-  r.checkpoint = plan_checkpoints(ckpt_bytes, settings, writers, node.gpus_per_node, step.seconds(), mtbi_seconds, interval);
+  r.checkpoint = plan_checkpoints(ckpt_bytes, settings, writers, node.gpus_per_node, run_step_seconds, mtbi_seconds, interval);
   r.checkpoint_mode = settings.mode;
   // Stacks that save asynchronously out of the box: Megatron-Core (--async-save) and torchtitan
   // (checkpoint.async_mode); Hugging Face's Trainer and Composer save synchronously.
@@ -284,7 +289,7 @@ RunEstimate prepare_run_in(const Scenario& s, const Machine& machine, const Stra
     // taken only where that snapshot fits in half the node's host memory (rd::kAsyncSnapshotHostShare).
     CheckpointSettings other = settings;
     other.mode = CheckpointMode::asynchronous;
-    const CheckpointPlan async = plan_checkpoints(ckpt_bytes, other, writers, node.gpus_per_node, step.seconds(), mtbi_seconds, interval);
+    const CheckpointPlan async = plan_checkpoints(ckpt_bytes, other, writers, node.gpus_per_node, run_step_seconds, mtbi_seconds, interval);
     const bool fits = ckpt_bytes / writers <= rd::kAsyncSnapshotHostShare * node.host_memory_bytes || node.host_memory_bytes <= 0.0;
     r.other_mode_overhead = async.overhead_fraction;
     if (fits && async.overhead_fraction < r.checkpoint.overhead_fraction) {
@@ -297,12 +302,12 @@ RunEstimate prepare_run_in(const Scenario& s, const Machine& machine, const Stra
   {
     CheckpointSettings async = settings;
     async.mode = CheckpointMode::asynchronous;
-    r.async_overhead = plan_checkpoints(ckpt_bytes, async, writers, node.gpus_per_node, step.seconds(), mtbi_seconds, interval).overhead_fraction;
+    r.async_overhead = plan_checkpoints(ckpt_bytes, async, writers, node.gpus_per_node, run_step_seconds, mtbi_seconds, interval).overhead_fraction;
     CheckpointSettings chosen = settings;
     chosen.mode = r.checkpoint_mode;
     r.sharded_overhead = r.sharded_writes || c.nodes == 1
                              ? -1.0
-                             : plan_checkpoints(ckpt_bytes, chosen, c.nodes, node.gpus_per_node, step.seconds(), mtbi_seconds, interval)
+                             : plan_checkpoints(ckpt_bytes, chosen, c.nodes, node.gpus_per_node, run_step_seconds, mtbi_seconds, interval)
                                    .overhead_fraction;
   }
   if (spot && (!r.checkpoints_survive || !resumable)) {
@@ -341,7 +346,7 @@ RunEstimate prepare_run_in(const Scenario& s, const Machine& machine, const Stra
   in.steps = r.steps;
   in.step_seconds = step.seconds();
   // The run's stepping time: the step model's error and what production runs sustain of a step.
-  in.step_interval = run_time_interval(machine.step_time_interval(c.framework), machine.sustained_throughput());
+  in.step_interval = run_interval;
   r.sustained = machine.sustained_throughput();
   in.checkpoint = r.checkpoint;
   // Start-up: every node fetches the model's weights and loads them; then the warm-up. A restart
@@ -440,7 +445,11 @@ std::vector<CheckpointStorage> storage_choices(const Scenario& s, const NodeSpec
 // The better of two runs of one config in different storage: one that meets the deadline in
 // expectation over one that does not, then the cheaper (the first of equals: local disks, a network
 // file system, the object store).
+// A run that never finishes (its closed forms overflow: a spot run restarting from step 0) is
+// never better.
 bool better_run(const RunEstimate& a, const RunEstimate& b, double deadline_hours) {
+  const auto finite = [](const RunEstimate& r) { return std::isfinite(r.expected_usd) && std::isfinite(r.expected_hours); };
+  if (finite(a) != finite(b)) return finite(a);
   if (deadline_hours > 0.0) {
     const bool a_on_time = a.expected_hours <= deadline_hours, b_on_time = b.expected_hours <= deadline_hours;
     if (a_on_time != b_on_time) return a_on_time;
@@ -456,19 +465,24 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   if (c.checkpoint_storage || s.checkpoint.storage) {
     return prepare_run_in(s, machine, c, step, options, market, c.checkpoint_storage ? *c.checkpoint_storage : *s.checkpoint.storage);
   }
+  const bool spot = on_spot(c.pricing);
+  // A write rate the scenario measured is its storage's: not searched against the others' defaults.
+  if (s.checkpoint.settings.write_bytes_per_second_per_node) {
+    return prepare_run_in(s, machine, c, step, options, market, spot ? CheckpointStorage::object_store : CheckpointStorage::local_nvme);
+  }
   // Else wherever the run costs least: local disks are free and fast but go with a reclaimed
   // instance; a network file system writes faster than an object store at several times its price.
-  const std::vector<CheckpointStorage> choices = storage_choices(s, machine.node(), on_spot(c.pricing));
+  const std::vector<CheckpointStorage> choices = storage_choices(s, machine.node(), spot);
   std::optional<RunEstimate> best;
   std::vector<StorageAlternative> tried;
   for (const CheckpointStorage where : choices) {
     RunEstimate r = prepare_run_in(s, machine, c, step, options, market, where);
-    // Local disks too small for the checkpoints kept: not a place for them (unless the only one).
+    // Local disks too small for the checkpoints kept: not a place for them (unless the only one; the
+    // others are never skipped, so one run is always kept).
     if (where == CheckpointStorage::local_nvme && !r.fits_local_disk && choices.size() > 1) continue;
     tried.push_back({where, r.expected_usd, r.expected_hours, r.checkpoints_survive});
     if (!best || better_run(r, *best, s.constraints.deadline_hours.value_or(0.0))) best = std::move(r);
   }
-  if (!best) return prepare_run_in(s, machine, c, step, options, market, choices.back());
   best->storage_searched = true;
   for (const StorageAlternative& a : tried) {
     if (a.storage != best->storage) best->storage_alternatives.push_back(a);

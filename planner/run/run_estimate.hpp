@@ -25,7 +25,6 @@ namespace preflight {
 // table that quote other configs use this count too.
 inline constexpr int kScreeningTrials = 2000;
 
-// The Monte Carlo's settings. (Measured checkpoint bandwidth comes with the Machine.)
 // A run of the same config with its checkpoints elsewhere.
 struct StorageAlternative {
   CheckpointStorage storage = CheckpointStorage::local_nvme;
@@ -34,6 +33,7 @@ struct StorageAlternative {
   bool survives = true;  // its checkpoints outlive a reclaimed instance
 };
 
+// The Monte Carlo's settings. (Measured checkpoint bandwidth comes with the Machine.)
 struct RunOptions {
   std::uint64_t seed = 1;
   int trials = 10000;

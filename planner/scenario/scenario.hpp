@@ -64,8 +64,9 @@ struct SearchSpace {
 
 struct CheckpointSpec {
   CheckpointSettings settings;  // its storage is what `storage` resolves to for each pricing
-  // Where checkpoints go; empty ("auto"): local NVMe on demand, the provider's object store on spot
-  // (local disks go with a reclaimed instance).
+  // Where checkpoints go; empty ("auto"): wherever each config's run costs least among the machine's
+  // local NVMe, the provider's network file system and its object store (run_estimate.cpp; local
+  // disks go with a reclaimed instance).
   std::optional<CheckpointStorage> storage;
   // sync or async as given; empty ("auto"): whichever stalls training less for each config, async only
   // where its host snapshot fits (run_estimate.cpp).

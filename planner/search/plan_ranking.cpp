@@ -211,17 +211,21 @@ class Ranker {
   // interruptions and step-time interval: a config no better than another of its machine and node
   // count in all of them is dominated by it, and only the others get a Monte Carlo.
   void one_fallback_per_choice() {
+    // Its checkpoints' storage too (each config keeps its own): what it costs an hour, and a run
+    // without checkpoints to resume from loses all of its work to an interruption (one segment).
     struct Key {
-      double work, segment, restart;
+      double work, segment, restart, storage;
       StepTimeInterval interval;
     };
     const auto key = [&](std::size_t i) {
-      const RunInputs& in = r_.entries[i].run.inputs;
-      return Key{r_.entries[i].run.outcome.failure_free_hours, run_segments(in).segment_hours, restart_hours(in), in.step_interval};
+      const RunEstimate& run = r_.entries[i].run;
+      const RunInputs& in = run.inputs;
+      const double segment = in.checkpoint.interval_steps > 0 ? run_segments(in).segment_hours : run.outcome.failure_free_hours;
+      return Key{run.outcome.failure_free_hours, segment, restart_hours(in), in.storage_usd_per_hour, in.step_interval};
     };
     const auto no_worse = [](const Key& a, const Key& b) {
-      return a.work <= b.work && a.segment <= b.segment && a.restart <= b.restart && a.interval.low == b.interval.low &&
-             a.interval.high == b.interval.high;
+      return a.work <= b.work && a.segment <= b.segment && a.restart <= b.restart && a.storage <= b.storage &&
+             a.interval.low == b.interval.low && a.interval.high == b.interval.high;
     };
     std::map<std::pair<const NodeSpec*, int>, std::vector<std::size_t>> by_choice;
     for (std::size_t i = 0; i < r_.entries.size(); ++i) {

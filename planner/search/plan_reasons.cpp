@@ -35,10 +35,6 @@ std::string storage_text(CheckpointStorage where) {
   return "";
 }
 
-}  // namespace
-
-namespace {
-
 // The cheapest entry satisfying `match` that passed every constraint: confirmed by its Monte Carlo,
 // or passed every screen and was left without one because it could not win (its closed-form cost).
 // Entries with a Monte Carlo come first: a closed form is only an estimate (spot_with_fallback's
@@ -387,9 +383,10 @@ class Explainer {
           cost = "never finishes (" + (lost.empty() ? std::string("interrupted faster than it checkpoints") : lost) + ")";
         } else {
           const double ratio = w_.run.expected_usd > 0.0 ? a.expected_usd / w_.run.expected_usd : 1.0;
+          // Cheaper yet not taken: past the deadline in expectation (run_estimate.cpp's choice).
           const std::string by = ratio >= 10.0 ? fixed(ratio, 0) + "x"
                                  : ratio >= 1.0 ? "+" + share_text(ratio - 1.0)
-                                                : share_text(1.0 - ratio) + " less";
+                                                : share_text(1.0 - ratio) + " less, but past the deadline in expectation";
           cost = usd_text(a.expected_usd) + " expected (" + by + (lost.empty() ? "" : ": " + lost) + ")";
         }
         others += (others.empty() ? "" : "; ") + storage_text(a.storage) + " " + cost;

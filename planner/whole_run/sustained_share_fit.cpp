@@ -20,7 +20,8 @@ constexpr int kPasses = 8;
 constexpr double kSettled = 1e-4;
 // Two rounds: the first fits the share without a spread and measures the held-out spread; the
 // second fits it again with that spread (the run's expected hours are the log-normal's mean, which
-// the spread raises) and measures the spread it ships with.
+// the spread raises) and measures the spread it ships with. Not a fixed point: the share shipped is
+// fitted at the first round's spread and ships with the second's.
 constexpr int kRounds = 2;
 
 double quantile(std::vector<double> v, double p) {
@@ -33,10 +34,9 @@ double quantile(std::vector<double> v, double p) {
 
 // The sustained share with a log-normal spread `sigma` around 1 / share.
 SustainedThroughput sustained_at(double share, double sigma, int runs) {
-  const double z90 = standard_normal_quantile(0.9);
   SustainedThroughput t;
   t.share = share;
-  t.interval = {std::exp(-std::log(share) - z90 * sigma), std::exp(-std::log(share) + z90 * sigma), runs};
+  t.interval = log_normal_interval(-std::log(share), sigma, runs);
   return t;
 }
 

@@ -14,11 +14,6 @@
 
 namespace preflight::whole_run {
 
-// The share's plausible range: a run that sustains under half of a benchmark step is a broken run,
-// not a production one; above 1 a run would beat its own step.
-inline constexpr double kMinSustainedShare = 0.5;
-inline constexpr double kMaxSustainedShare = 1.0;
-
 struct HeldOutFamily {
   std::string family;
   int runs = 0;
@@ -34,7 +29,8 @@ struct SustainedShareFit {
 };
 
 // `step` is the step model the runs are planned with (its `sustained` is replaced). Plans each run
-// about twenty times: seconds.
+// up to about eighty times (two rounds of up to eight passes over every run and over each family's
+// complement): seconds. Runs counted from a team's throughput are left out (a step's, not a run's).
 SustainedShareFit fit_sustained_share(const std::vector<PublishedWholeRun>& runs, const Catalog& catalog, const StepModelFit& step);
 
 }  // namespace preflight::whole_run

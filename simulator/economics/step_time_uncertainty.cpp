@@ -89,14 +89,19 @@ double fastest_step_time_multiplier(const StepTimeInterval& interval, int strata
   return is_point(interval, strata) ? point_of(interval) : multiplier_at(interval, 0.5 / static_cast<double>(strata));
 }
 
+StepTimeInterval log_normal_interval(double mu, double sigma, int rows) {
+  const double z90 = standard_normal_quantile(0.9);
+  return {std::exp(mu - z90 * sigma), std::exp(mu + z90 * sigma), rows};
+}
+
+// The whole runs' residuals the share's spread comes from hold the step model's own error too, so
+// adding it again in quadrature makes the interval a little wider than the runs alone say (about 5%
+// for a 0.9-1.2 step interval beside the shipped share's): wider, never narrower.
 StepTimeInterval run_time_interval(const StepTimeInterval& step, const SustainedThroughput& sustained) {
   if (is_unknown(sustained.interval)) return step;
   const LogNormal a = log_normal_of(step);
   const LogNormal b = log_normal_of(sustained.interval);
-  const double mu = a.mu + b.mu;
-  const double sigma = std::hypot(a.sigma, b.sigma);
-  const double z90 = standard_normal_quantile(0.9);
-  return {std::exp(mu - z90 * sigma), std::exp(mu + z90 * sigma), step.rows + sustained.interval.rows};
+  return log_normal_interval(a.mu + b.mu, std::hypot(a.sigma, b.sigma), step.rows + sustained.interval.rows);
 }
 
 }  // namespace preflight

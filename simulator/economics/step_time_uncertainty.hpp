@@ -39,6 +39,10 @@ std::vector<double> step_time_multiplier_floors(const StepTimeInterval& interval
 // 2003), for p in (0, 1).
 double standard_normal_quantile(double p);
 
+// The 80% interval of a log-normal multiplier: ln(multiplier) ~ N(mu, sigma), its 10th and 90th
+// percentiles, read from `rows` residuals.
+StepTimeInterval log_normal_interval(double mu, double sigma, int rows);
+
 // A whole run's stepping time over the simulated one: the step model's error (`step`) times what a
 // production run sustains of the simulated throughput (`sustained`), two independent log-normals
 // (their logs' means add, their standard deviations add in quadrature); `step` alone when the

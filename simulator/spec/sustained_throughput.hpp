@@ -16,6 +16,11 @@
 
 namespace preflight {
 
+// The share's plausible range: a run that sustains under half of a benchmark step is a broken run,
+// not a production one; above 1 a run would beat its own step.
+inline constexpr double kMinSustainedShare = 0.5;
+inline constexpr double kMaxSustainedShare = 1.0;
+
 struct SustainedThroughput {
   double share = 1.0;  // sustained over simulated throughput, the fitted median
   // The multiplier a whole run's stepping time takes (its 10th and 90th percentiles, about

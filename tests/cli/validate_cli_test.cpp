@@ -88,6 +88,10 @@ TEST(CliValidate, RefitSustainedWritesTheCatalogsFitWithTheNewShare) {
   const json catalog = json::parse(test::read_text(fs::path(PREFLIGHT_SOURCE_DIR) / "catalogs" / "fitted" / "step_model.json"));
   EXPECT_EQ(written.at("kernel_efficiency"), catalog.at("kernel_efficiency"));
   EXPECT_EQ(written.at("host_time"), catalog.at("host_time"));
+  // The report keeps the step factors' part as shipped and replaces the share's.
+  const std::string report = test::read_text(out / "step_model_report.md");
+  EXPECT_NE(report.find("# The step model's fitted factors"), std::string::npos);
+  EXPECT_NE(report.find("| llama-2 | 1 |"), std::string::npos);
   const json& t = written.at("sustained_throughput");
   EXPECT_EQ(t.at("interval").at("rows").get<int>(), 2);
   EXPECT_EQ(t.at("held_out").at("families").get<int>(), 2);
@@ -104,6 +108,20 @@ TEST(CliValidate, RefitSustainedWritesTheCatalogsFitWithTheNewShare) {
   const test::CliResult bad = test::run_preflight("validate --physics --refit-sustained " + out.string());
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--refit-sustained"), std::string::npos) << bad.err;
+
+  // Only a run counted from its team's throughput: nothing to fit the share to, bad input (and no
+  // catalog file the reader would refuse).
+  std::string throughput_only;
+  std::istringstream again(shipped);
+  for (std::string line; std::getline(again, line);) {
+    if (line.starts_with("id,") || line.starts_with("llama-7b,")) throughput_only += line + "\n";
+  }
+  test::write_text(data / "whole_runs.csv", throughput_only);
+  const fs::path none = test::scratch_dir("refit-sustained-none");
+  const test::CliResult empty = test::run_preflight("validate --data " + data.string() + " --refit-sustained " + none.string());
+  EXPECT_EQ(empty.exit_code, 2) << empty.out;
+  EXPECT_NE(empty.err.find("gpu_hours_from"), std::string::npos) << empty.err;
+  EXPECT_FALSE(fs::exists(none / "step_model.json"));
 }
 
 // Without the fitted factors vTrain's host-bound single-node rows are ~50% too fast: past the
