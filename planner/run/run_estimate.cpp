@@ -473,6 +473,14 @@ RunEstimate prepare_run(const Scenario& s, const Machine& machine, const Strateg
   // Else wherever the run costs least: local disks are free and fast but go with a reclaimed
   // instance; a network file system writes faster than an object store at several times its price.
   const std::vector<CheckpointStorage> choices = storage_choices(s, machine.node(), spot);
+  // On demand the node's own disks are free and nothing reclaims them: where they hold the checkpoints
+  // and write at least as fast as a network file system, no other place can be cheaper or sooner,
+  // and the search's inner loop prices the run once, not three times.
+  if (!spot && choices.front() == CheckpointStorage::local_nvme &&
+      machine.checkpoint_write_bytes_per_second().value_or(rd::kLocalNvmeWriteBytesPerSecond) >= rd::kNetworkFsWriteBytesPerSecond) {
+    RunEstimate r = prepare_run_in(s, machine, c, step, options, market, CheckpointStorage::local_nvme);
+    if (r.fits_local_disk || choices.size() == 1) return r;
+  }
   std::optional<RunEstimate> best;
   std::vector<StorageAlternative> tried;
   for (const CheckpointStorage where : choices) {

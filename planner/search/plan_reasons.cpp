@@ -344,13 +344,32 @@ class Explainer {
     }
   }
 
+  // Where checkpoints go: on spot, storage that outlives a reclaimed instance; where the plan chose
+  // the place, what the others would have cost.
   void storage() {
     const RunEstimate& r = w_.run;
-    if (!on_spot(w_.config().pricing)) return;
-    if (r.checkpoints_survive) {
-      out_.push_back(std::string("checkpoints go to ") + (r.storage == CheckpointStorage::object_store ? "the object store" : "a network file system") +
-                     ", which outlives a reclaimed instance (" + r.storage_basis + ")");
+    const bool outlives = on_spot(w_.config().pricing) && r.checkpoints_survive;
+    if (!outlives && r.storage_alternatives.empty()) return;
+    std::string line = "checkpoints go to " + storage_text(r.storage);
+    if (outlives) line += ", which outlives a reclaimed instance (" + r.storage_basis + ")";
+    std::string others;
+    for (const StorageAlternative& a : r.storage_alternatives) {
+      const std::string lost = a.survives ? "" : "lost with a reclaimed instance, so every reclaim restarts the run from step 0";
+      std::string cost;
+      if (!std::isfinite(a.expected_usd) || !std::isfinite(a.expected_hours) || a.expected_usd > kNeverFinishesUsd) {
+        cost = "never finishes (" + (lost.empty() ? std::string("interrupted faster than it checkpoints") : lost) + ")";
+      } else {
+        const double ratio = r.expected_usd > 0.0 ? a.expected_usd / r.expected_usd : 1.0;
+        // Cheaper yet not taken: past the deadline in expectation (run_estimate.cpp's choice).
+        const std::string by = ratio >= 10.0 ? fixed(ratio, 0) + "x"
+                               : ratio >= 1.0 ? "+" + share_text(ratio - 1.0)
+                                              : share_text(1.0 - ratio) + " less, but past the deadline in expectation";
+        cost = usd_text(a.expected_usd) + " expected (" + by + (lost.empty() ? "" : ": " + lost) + ")";
+      }
+      others += (others.empty() ? "" : "; ") + storage_text(a.storage) + " " + cost;
     }
+    if (!others.empty()) line += "; the cheapest place for this run (config checkpoint.storage fixes one): " + others;
+    out_.push_back(line);
   }
 
   void checkpoints() {
@@ -373,27 +392,6 @@ class Explainer {
                    share_text(k.overhead_fraction) + " of the time" + against + ", " +
                    (w_.config().nodes == 1 ? "from its one node" : w_.run.sharded_writes ? "each node writing its part" : "gathered and written from one node") + ", " +
                    interruptions_text(w_.run));
-    // Where they go, when the plan chose: what the other places would have cost.
-    if (w_.run.storage_searched && !w_.run.storage_alternatives.empty()) {
-      std::string others;
-      for (const StorageAlternative& a : w_.run.storage_alternatives) {
-        const std::string lost = a.survives ? "" : "lost with a reclaimed instance, so every reclaim restarts the run from step 0";
-        std::string cost;
-        if (!std::isfinite(a.expected_usd) || !std::isfinite(a.expected_hours) || a.expected_usd > kNeverFinishesUsd) {
-          cost = "never finishes (" + (lost.empty() ? std::string("interrupted faster than it checkpoints") : lost) + ")";
-        } else {
-          const double ratio = w_.run.expected_usd > 0.0 ? a.expected_usd / w_.run.expected_usd : 1.0;
-          // Cheaper yet not taken: past the deadline in expectation (run_estimate.cpp's choice).
-          const std::string by = ratio >= 10.0 ? fixed(ratio, 0) + "x"
-                                 : ratio >= 1.0 ? "+" + share_text(ratio - 1.0)
-                                                : share_text(1.0 - ratio) + " less, but past the deadline in expectation";
-          cost = usd_text(a.expected_usd) + " expected (" + by + (lost.empty() ? "" : ": " + lost) + ")";
-        }
-        others += (others.empty() ? "" : "; ") + storage_text(a.storage) + " " + cost;
-      }
-      out_.push_back("checkpoints to " + storage_text(w_.run.storage) + ", the best place for this run (config checkpoint.storage fixes one): " +
-                     others);
-    }
     // Saves that stall much: what the other ways of writing would stall.
     if (k.overhead_fraction > kCheckpointStallWorthNaming) {
       std::string other;
