@@ -1,5 +1,6 @@
 #include "planner/catalog/hf_model_config.hpp"
 
+#include <cctype>
 #include <iomanip>
 #include <set>
 #include <sstream>
@@ -67,28 +68,63 @@ std::string joined(const std::vector<std::string>& items) {
                        ": not supported");
 }
 
+// The family an `architectures` entry names: the class name less its head ("ForCausalLM",
+// "LMHeadModel"), lower-cased, against the known types without underscores (GPTBigCodeForCausalLM is
+// gpt_bigcode, QWenLMHeadModel qwen); Falcon's first remote code called itself RW.
+std::string type_of_architecture(const std::string& architecture) {
+  std::string stem = architecture;
+  for (const std::string_view head : {"ForConditionalGeneration", "ForCausalLM", "LMHeadModel", "Model"}) {
+    if (stem.size() > head.size() && stem.ends_with(head)) {
+      stem.resize(stem.size() - head.size());
+      break;
+    }
+  }
+  std::string key;
+  for (const char c : stem) key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (key == "rw") return "RefinedWebModel";
+  return hf::family_of_compact_name(key).value_or("");
+}
+
 // One config object (the whole file, or a multimodal config's text_config) as `fallback_type` when
-// it names no model_type.
-ModelSpec read_one(ObjectReader& r, const std::string& fallback_type, std::vector<std::string>& notes) {
+// it names no model_type, or as `read_as` when the user says so.
+ModelSpec read_one(ObjectReader& r, const std::string& fallback_type, const std::string& read_as, std::vector<std::string>& notes) {
   std::string type = r.has("model_type") ? r.string("model_type") : fallback_type;
+  std::string_view type_key = "model_type";
+  if (type.empty() && r.has("architectures") && r.raw("architectures").is_array() && !r.raw("architectures").empty() &&
+      r.raw("architectures")[0].is_string()) {
+    const std::string architecture = r.raw("architectures")[0].get<std::string>();
+    type = type_of_architecture(architecture);
+    type_key = "architectures";
+    if (type.empty()) type = architecture;  // refused below as unknown, under its own name
+  }
   // Configs written by hand (and the oldest ones) may name no type: GPT-2's keys, else the Llama
   // keys with experts where it counts them.
-  if (type.empty() && r.has("n_embd")) type = "gpt2";
-  if (type.empty()) return hf::read_llama_keys(r);
-  if (const std::string why = hf::refusal(type); !why.empty()) refuse(r, "model_type", "\"" + type + "\"", type + " is " + why);
-  if (r.has("is_encoder_decoder") && r.raw("is_encoder_decoder").is_boolean() && r.raw("is_encoder_decoder").get<bool>()) {
-    refuse(r, "is_encoder_decoder", "true", "\"" + type + "\" is an encoder-decoder model");
+  if (type.empty() && read_as.empty() && r.has("n_embd")) type = "gpt2";
+  if (type.empty() && read_as.empty()) return hf::read_llama_keys(r);
+  if (const std::string why = hf::refusal(type); !why.empty()) refuse(r, type_key, "\"" + type + "\"", type + " is " + why);
+  // A config the user reads as Llama that is not Llama's own: its generic keys, every shape key
+  // required, and the keys it did not interpret said.
+  const std::string config_type = type;
+  const bool generic = !read_as.empty() && read_as != type && read_as == "llama";
+  if (!read_as.empty() && read_as != type) {
+    type = read_as;
+  } else if (!hf::is_family(type)) {
+    throw InputError(r.file(), r.path_of(type_key), "\"" + type + "\"",
+                     "a model_type preflight reads (" + hf::family_names() + "); to read this config as one of them, " +
+                         "name it in the scenario's model_family (\"model_family\": \"llama\" reads the Llama keys)");
   }
+  const std::string named = config_type.empty() ? std::string("a config naming no model_type") : "model_type \"" + config_type + "\"";
   ModelSpec m;
-  if (std::optional<ModelSpec> known = hf::read_family(r, type, notes)) {
-    m = *known;
+  if (!generic) {
+    m = hf::read_family(r, type, notes).value();  // every known family has a reader
+    if (type != config_type) notes.push_back(named + " read as " + type + " (the scenario's model_family)");
   } else {
     // Keys that say the model has parts preflight does not model: refused, not read as dense.
     for (const char* key : {"kv_lora_rank", "q_lora_rank", "n_shared_experts", "shared_expert_intermediate_size",
                             "first_k_dense_replace", "n_routed_experts", "moe_layer_freq", "mlp_only_layers"}) {
       if (r.has(key) && !r.raw(key).is_null()) {
         refuse(r, key, io::describe(r.raw(key)),
-               "\"" + type + "\" has " + key + " (latent attention, shared experts or dense layers among expert layers)");
+               named + " has " + key + " (latent attention, shared experts or dense layers among expert layers)");
       }
     }
     m = hf::read_llama_keys(r);
@@ -96,8 +132,9 @@ ModelSpec read_one(ObjectReader& r, const std::string& fallback_type, std::vecto
     for (const std::string& key : r.unread_keys()) {
       if (key != "model_type" && !says_nothing_about_shapes(key)) unread.push_back(key);
     }
-    notes.push_back("model_type \"" + type + "\" is not a family preflight knows: read as a Llama-style decoder (gated MLP, " +
-                    "RMSNorm, biases only where attention_bias or mlp_bias say) by its generic keys" + (unread.empty() ? std::string() : "; keys it did not interpret: " + joined(unread)));
+    notes.push_back(named + " read as a Llama-style decoder (the scenario's model_family; gated MLP, RMSNorm, biases only " +
+                    "where attention_bias or mlp_bias say) by its generic keys" +
+                    (unread.empty() ? std::string() : "; keys it did not interpret: " + joined(unread)));
   }
   m.architecture = type;
   return m;
@@ -112,7 +149,11 @@ std::string text_tower_type(const std::string& wrapper) {
 
 }  // namespace
 
-HfModel read_hf_model(const nlohmann::json& config, const std::string& id, const std::string& file, const std::string& path) {
+HfModel read_hf_model(const nlohmann::json& config, const std::string& id, const std::string& file, const std::string& path,
+                      const std::string& read_as) {
+  if (!read_as.empty() && !hf::is_family(read_as)) {
+    throw InputError(file, "model_family", "\"" + read_as + "\"", "a family preflight reads (" + hf::family_names() + ")");
+  }
   if (!config.is_object()) throw InputError(file, path, io::describe(config), "a JSON object (a Hugging Face config.json)");
   ObjectReader r(config, file, path, ObjectReader::Keys::lenient);
   HfModel out;
@@ -120,13 +161,13 @@ HfModel read_hf_model(const nlohmann::json& config, const std::string& id, const
     const std::string wrapper = r.has("model_type") ? r.string("model_type") : "";
     if (const std::string why = hf::refusal(wrapper); !why.empty()) refuse(r, "model_type", "\"" + wrapper + "\"", wrapper + " is " + why);
     ObjectReader text(r.raw("text_config"), file, r.path_of("text_config"), ObjectReader::Keys::lenient);
-    out.spec = read_one(text, text_tower_type(wrapper), out.notes);
+    out.spec = read_one(text, text_tower_type(wrapper), read_as, out.notes);
     std::string note = "counted: the language model (text_config, " + out.spec.architecture + ") of this " +
                        (wrapper.empty() ? std::string("multimodal") : wrapper) + " config";
     if (r.has("vision_config")) note += "; its vision tower (vision_config) is not counted: the plan trains the language model alone";
     out.notes.push_back(note);
   } else {
-    out.spec = read_one(r, "", out.notes);
+    out.spec = read_one(r, "", read_as, out.notes);
   }
   if (const double parameters = parameters_at_most(out.spec); parameters > kMaxParameters) {
     std::ostringstream got;

@@ -22,7 +22,12 @@ struct HfModel {
   std::vector<std::string> notes;
 };
 
-HfModel read_hf_model(const nlohmann::json& config, const std::string& id, const std::string& file, const std::string& path);
+// A config's family is its model_type, else the one its `architectures` name (QWenLMHeadModel is
+// qwen); a type preflight does not know is refused naming the known ones, unless `read_as` names a
+// known family to read it as (the scenario's model_family), which then wins over what the config says.
+// A config naming neither (one written by hand) is read by the Llama keys.
+HfModel read_hf_model(const nlohmann::json& config, const std::string& id, const std::string& file, const std::string& path,
+                      const std::string& read_as = "");
 
 ModelSpec model_from_hf_config(const nlohmann::json& config, const std::string& id, const std::string& file,
                                const std::string& path);

@@ -1,5 +1,6 @@
 #include "planner/catalog/hf_model_families.hpp"
 
+#include <cctype>
 #include <map>
 #include <set>
 #include <string_view>
@@ -7,6 +8,7 @@
 #include "planner/catalog/hf_config_keys.hpp"
 #include "planner/catalog/hf_expert_families.hpp"
 #include "planner/catalog/hf_gelu_families.hpp"
+#include "planner/catalog/hf_remote_code_families.hpp"
 #include "simulator/spec/errors.hpp"
 
 namespace preflight::hf {
@@ -150,10 +152,17 @@ const std::map<std::string, Reader, std::less<>>& gelu_readers() {
   return table;
 }
 
+// The families whose modeling code is the hub repository's own (hf_remote_code_families.hpp).
+const std::map<std::string, Reader, std::less<>>& remote_code_readers() {
+  static const std::map<std::string, Reader, std::less<>> table{{"mpt", mpt}, {"qwen", qwen}};
+  return table;
+}
+
 }  // namespace
 
 std::optional<ModelSpec> read_family(ObjectReader& r, const std::string& model_type, std::vector<std::string>& notes) {
   if (const auto it = gelu_readers().find(model_type); it != gelu_readers().end()) return it->second(r);
+  if (const auto it = remote_code_readers().find(model_type); it != remote_code_readers().end()) return it->second(r);
   if (model_type == "deepseek_v2") return deepseek_v2(r, notes);
   if (model_type == "deepseek_v3") return deepseek_v3(r, notes);
   const auto it = llama_tree_families().find(model_type);
@@ -178,18 +187,43 @@ ModelSpec read_llama_keys(ObjectReader& r) {
   return llama_tree(r, d);
 }
 
+namespace {
+
+const std::set<std::string, std::less<>>& families() {
+  static const std::set<std::string, std::less<>> all = [] {
+    std::set<std::string, std::less<>> s;
+    for (const auto& entry : gelu_readers()) s.insert(entry.first);
+    for (const auto& entry : remote_code_readers()) s.insert(entry.first);
+    for (const auto& entry : llama_tree_families()) s.insert(entry.first);
+    s.insert("deepseek_v2");
+    s.insert("deepseek_v3");
+    return s;
+  }();
+  return all;
+}
+
+}  // namespace
+
 const std::string& family_names() {
   static const std::string names = [] {
-    std::set<std::string> all;
-    for (const auto& entry : gelu_readers()) all.insert(entry.first);
-    for (const auto& entry : llama_tree_families()) all.insert(entry.first);
-    all.insert("deepseek_v2");
-    all.insert("deepseek_v3");
     std::string s;
-    for (const std::string& name : all) s += (s.empty() ? "" : ", ") + name;
+    for (const std::string& name : families()) s += (s.empty() ? "" : ", ") + name;
     return s;
   }();
   return names;
+}
+
+bool is_family(std::string_view model_type) { return families().contains(model_type); }
+
+std::optional<std::string> family_of_compact_name(std::string_view compact) {
+  for (const std::string& name : families()) {
+    std::string key;
+    for (const char c : name) {
+      if (c != '_') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    if (key == compact) return name;
+  }
+  return std::nullopt;
 }
 
 }  // namespace preflight::hf

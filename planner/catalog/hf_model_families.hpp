@@ -3,6 +3,7 @@
 // config.json (key names, aliases and the defaults of absent keys), and the architectures it refuses.
 
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,11 @@ std::string refusal(const std::string& model_type);
 
 // The families read, for messages.
 const std::string& family_names();
+
+// Whether preflight reads `model_type` ("llama", "mpt", ...).
+bool is_family(std::string_view model_type);
+
+// The family whose type, lower-cased without underscores, is `compact` ("gptbigcode" is gpt_bigcode).
+std::optional<std::string> family_of_compact_name(std::string_view compact);
 
 }  // namespace preflight::hf

@@ -1,6 +1,7 @@
 #include "planner/here/model_folder.hpp"
 
 #include "planner/catalog/hf_model_config.hpp"
+#include "planner/catalog/stored_weights.hpp"
 #include "planner/io/input_file.hpp"
 #include "planner/io/json_reader.hpp"
 #include "simulator/spec/errors.hpp"
@@ -27,7 +28,9 @@ ModelFolder read_model_folder(const fs::path& dir) {
   }
   ModelFolder folder;
   folder.dir = dir;
-  folder.model = model_from_hf_config(io::parse_file(config), folder_name(dir), config.string(), "$");
+  const nlohmann::json json = io::parse_file(config);
+  folder.model = model_from_hf_config(json, folder_name(dir), config.string(), "$");
+  check_stored_weights(dir, json, folder.model);
   folder.pad_token = check_pad_token(dir);
   return folder;
 }

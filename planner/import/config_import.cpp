@@ -152,6 +152,15 @@ ImportedSetup import_files(const std::vector<std::string>& files, const Catalog&
   context.given = files;
   ImportedSetup all;
   for (const std::string& f : files) all.merge(import_text(io::read_input_file(f, "a training config"), f, context));
+  // A model loaded in 16 bits trains in 16 bits only where no sharding engine keeps fp32 master
+  // weights: DeepSpeed's bf16/fp16 optimizers and Accelerate's FSDP (which upcasts its flat parameters
+  // under mixed precision) do, whichever file names them.
+  const ImportedFact* pure = all.fact("training.master_weights");
+  const ImportedFact* sharding = all.fact("config.sharding");
+  if (pure != nullptr && pure->value == false && pure->key.ends_with("dtype") && sharding != nullptr && sharding->value != "ddp") {
+    all.retract("training.master_weights", "the load dtype: " + sharding->value.get<std::string>() +
+                                               " keeps fp32 master weights whatever the weights are loaded in");
+  }
   return all;
 }
 

@@ -94,11 +94,19 @@ void set_model(ImportedSetup& setup, const std::string& name, const std::string&
 }
 
 std::optional<std::string> optimizer_for(const std::string& raw) {
-  const std::string name = lower(raw);
-  // bitsandbytes' 8-bit optimizers keep both Adam moments in 8 bits (Dettmers et al. 2022).
-  if (name.find("8bit") != std::string::npos) return "adam8bit";
-  if (name.starts_with("adamw") || name.starts_with("adam") || name.starts_with("paged_adamw") || name == "fusedadam" ||
-      name == "cpuadam" || name == "deepspeedcpuadam" || name == "lamb" || name == "fusedlamb") {
+  // A Python path (torchtune's _component_: bitsandbytes.optim.PagedAdamW8bit, torch.optim.AdamW) is
+  // read by its last part; the Trainer's names (paged_adamw_8bit, adamw_bnb_8bit) by their words.
+  std::string name = lower(raw);
+  if (const std::size_t dot = name.rfind('.'); dot != std::string::npos) name = name.substr(dot + 1);
+  const bool paged = name.starts_with("paged");
+  const bool eight_bit = name.find("8bit") != std::string::npos;
+  // bitsandbytes' 8-bit optimizers keep their moments in 8 bits (Dettmers et al. 2022), its paged
+  // ones in unified memory; a Lion keeps one moment where Adam keeps two, so read as Adam it errs high.
+  if (paged) return eight_bit ? "paged_adamw8bit" : "paged_adamw32bit";
+  if (eight_bit) return "adamw8bit";
+  if (name.starts_with("adafactor")) return "adafactor";
+  if (name.starts_with("adamw") || name.starts_with("adam") || name == "fusedadam" || name == "cpuadam" ||
+      name == "deepspeedcpuadam" || name == "lamb" || name == "fusedlamb") {
     return "adamw";  // LAMB keeps Adam's two moments per parameter
   }
   if (name == "sgd") return "sgd";

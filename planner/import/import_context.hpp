@@ -53,8 +53,8 @@ void set_model(ImportedSetup& setup, const std::string& name, const std::string&
 // The catalog model a Hub id names, if any.
 std::optional<std::string> catalog_model_for_hub_id(const Catalog& catalog, const std::string& hub_id);
 
-// The optimizer a Hugging Face `optim` (or axolotl `optimizer`) name amounts to in memory: "adamw",
-// "adam8bit" or "sgd"; empty when preflight does not model it.
+// The optimizer a Hugging Face `optim` (or axolotl `optimizer`, a torchtune component) name amounts
+// to in memory: a training.optimizer name; empty when preflight does not model it.
 std::optional<std::string> optimizer_for(const std::string& name);
 
 // training.optimizer from the optimizer `name` a file's `key` gives, or the key reported as not

@@ -103,6 +103,13 @@ void ImportedSetup::override_with(const ImportedSetup& winner) {
   files_.insert(files_.end(), winner.files_.begin(), winner.files_.end());
 }
 
+void ImportedSetup::retract(const std::string& target, const std::string& why) {
+  const auto it = facts_.find(target);
+  if (it == facts_.end()) return;
+  ignore(it->second.file, it->second.key, why);
+  facts_.erase(it);
+}
+
 const ImportedFact* ImportedSetup::fact(const std::string& target) const {
   const auto it = facts_.find(target);
   return it == facts_.end() ? nullptr : &it->second;

@@ -49,6 +49,9 @@ class ImportedSetup {
   // The same, replacing what a file said (a command-line option over the files), with a note.
   void replace(const std::string& target, nlohmann::json value, const std::string& file, const std::string& key);
   void ignore(const std::string& file, const std::string& key, const std::string& why);
+  // Takes back what `target` was set to, the key it came from ignored with `why` (a fact another
+  // file's makes untrue).
+  void retract(const std::string& target, const std::string& why);
   void note(const std::string& text) { notes_.push_back(text); }
   // A key an importer read, whether or not it set anything ("auto", a switch left off): with the
   // facts and the ignored keys, every key of a file is accounted for.

@@ -75,6 +75,22 @@ void sharding(ForeignObject& a, ImportedSetup& setup, const ImportContext& conte
   }
 }
 
+// TRL's ModelConfig torch_dtype (dtype in newer transformers): a model loaded in 16 bits trains in
+// 16 bits, its AdamW states in bf16 (the Trainer's autocast does not upcast the weights), unless a
+// sharding engine keeps fp32 master weights: import_files takes it back then.
+void load_dtype(ForeignObject& a, ImportedSetup& setup) {
+  for (const char* key : {"torch_dtype", "dtype"}) {
+    const std::optional<std::string> dtype = a.string(key);
+    if (!dtype) continue;
+    const bool sixteen_bit = *dtype == "bfloat16" || *dtype == "bf16" || *dtype == "float16" || *dtype == "fp16";
+    if (sixteen_bit) {
+      setup.set("training.master_weights", false, a.file(), a.key_of(key));  // unless sharded (import_files)
+    } else {
+      setup.ignore(a.file(), a.key_of(key), "the training precision is bf16, fp16 or fp32 as above");
+    }
+  }
+}
+
 // TRL's ModelConfig: PEFT adapters and 4-bit loading.
 void adapters(ForeignObject& a, ImportedSetup& setup) {
   const std::optional<bool> peft = a.boolean("use_peft");
@@ -147,10 +163,15 @@ void import_training_args(const nlohmann::json& json, const std::string& file, c
     setup.set("config.activation_checkpointing", *gc ? "full" : "none", file, a.key_of("gradient_checkpointing"));
   }
   sharding(a, setup, context);
+  load_dtype(a, setup);
   adapters(a, setup);
   llama_factory(a, setup);
   if (const std::optional<bool> compile = a.boolean("torch_compile")) setup.set("training.torch_compile", *compile, file, a.key_of("torch_compile"));
   if (const std::optional<std::string> optim = a.string("optim")) set_optimizer(setup, *optim, file, a.key_of("optim"));
+  // The Trainer's older switch for Adafactor, beside optim.
+  if (const std::optional<bool> adafactor = a.boolean("adafactor"); adafactor && *adafactor) {
+    setup.set("training.optimizer", "adafactor", file, a.key_of("adafactor"));
+  }
   if (const std::optional<std::string> attn = a.string("attn_implementation")) {
     static const std::map<std::string, std::string> kKernel{{"flash_attention_2", "flash2"}, {"flash_attention_3", "flash3"},
                                                             {"eager", "eager"}, {"sdpa", "auto"}};
@@ -162,7 +183,7 @@ void import_training_args(const nlohmann::json& json, const std::string& file, c
   a.ignore(setup, {"num_train_epochs"}, "epochs without the dataset's size: how much to train comes from max_steps or the scenario");
   a.ignore(setup, {"packing", "group_by_length"}, "packing changes how sequences are filled, not the tokens a step trains on");
   a.ignore(setup, {"gradient_checkpointing_kwargs"}, "reentrant or not: the same recompute");
-  a.ignore(setup, {"tf32", "torch_dtype"}, "the training precision is bf16, fp16 or fp32 as above");
+  a.ignore(setup, {"tf32"}, "the training precision is bf16, fp16 or fp32 as above");
   a.ignore(setup, {"save_steps", "save_strategy", "save_total_limit", "save_only_model"},
            "checkpoint cadence in steps: preflight sets the interval from the failure rate (Daly) and the scenario's checkpoint settings");
   a.finish(setup, kNotRead);

@@ -60,6 +60,10 @@ void breakdown_table(std::ostringstream& out, const Evaluation& e) {
   } else {
     out << "short by " << gib(m.peak_bytes - m.usable_bytes) << "\n";
   }
+  if (m.paged_out_bytes > 0.0) {
+    out << "  paged optimizer: " << gib(m.paged_out_bytes) << " of its states wait on the host; each step moves them in "
+        << "for the optimizer and out again over PCIe\n";
+  }
   out << "  host memory per node " << gib(m.host_bytes_per_node) << " of " << gib(m.host_capacity_bytes)
       << (m.fits_host() ? "" : "  (DOES NOT FIT)") << "\n";
   if (m.nvme_bytes_per_node > 0.0) {
@@ -78,7 +82,8 @@ std::string check_text(const CheckOutcome& o) {
   const std::vector<std::string> model = model_lines(s);
   for (std::size_t i = 0; i < model.size(); ++i) out << (i == 0 ? "  model    " : "           ") << model[i] << "\n";
   out << "  job      " << to_string(s.training().method) << ", " << to_string(s.training().precision) << ", "
-      << to_string(s.training().optimizer) << ", seq " << s.training().seq_len << ", global batch "
+      << to_string(s.training().optimizer) << (s.training().master_weights ? "" : " without fp32 master weights")
+      << (s.training().optimizer_in_backward ? " stepped in backward" : "") << ", seq " << s.training().seq_len << ", global batch "
       << s.training().global_batch_sequences << " sequences\n";
   out << "  machine  " << c.nodes << " x " << o.node.id << " (" << o.node.gpus_per_node << " x " << o.node.gpu.id
       << " " << gib(o.node.gpu.memory_bytes) << ")\n";

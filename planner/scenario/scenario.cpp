@@ -8,6 +8,8 @@
 #include <cmath>
 
 #include "planner/catalog/hf_model_config.hpp"
+#include "planner/catalog/hf_model_families.hpp"
+#include "planner/catalog/stored_weights.hpp"
 #include "planner/io/input_file.hpp"
 #include "simulator/economics/interruption_process.hpp"
 #include "planner/io/json_reader.hpp"
@@ -142,6 +144,8 @@ TrainingJob read_training(ObjectReader& r, const ModelSpec& model, std::optional
   }
   job.precision = t.optional_enum("precision", kPrecisionNames).value_or(Precision::bf16);
   job.optimizer = t.optional_enum("optimizer", kOptimizerNames).value_or(OptimizerKind::adamw);
+  job.master_weights = t.optional_boolean("master_weights").value_or(true);
+  job.optimizer_in_backward = t.optional_boolean("optimizer_in_backward").value_or(false);
   job.method = t.optional_enum("method", kMethodNames).value_or(Method::full);
   framework = t.optional_enum("framework", kFrameworkNames);
   job.torch_compile = t.optional_boolean("torch_compile").value_or(false);
@@ -353,8 +357,11 @@ NodeSpec read_cluster(const nlohmann::json& j, const Catalog& catalog, const std
 
 ModelSpec read_model(ObjectReader& r, const Catalog& catalog, const fs::path& scenario_file, ModelSource& source) {
   const nlohmann::json& m = r.raw("model");
+  // model_family: read a config of a model_type preflight does not know as a family it does.
+  const std::string family = r.optional_string("model_family").value_or("");
+  if (!family.empty() && !hf::is_family(family)) r.fail("model_family", "a family preflight reads (" + hf::family_names() + ")");
   if (m.is_object()) {
-    HfModel read = read_hf_model(m, "inline", scenario_file.string(), r.path_of("model"));
+    HfModel read = read_hf_model(m, "inline", scenario_file.string(), r.path_of("model"), family);
     source = {"inline", "scenario " + scenario_file.string(), read.notes};
     return read.spec;
   }
@@ -363,6 +370,7 @@ ModelSpec read_model(ObjectReader& r, const Catalog& catalog, const fs::path& sc
   }
   const std::string name = m.get<std::string>();
   if (catalog.has_model(name)) {
+    if (!family.empty()) r.fail("model_family", "no model_family beside a catalog model (it names its own family)");
     CatalogModel cm = catalog.model(name);
     source = {"catalog " + name, cm.source + " (as of " + cm.as_of + ")", {}};
     return cm.spec;
@@ -374,7 +382,10 @@ ModelSpec read_model(ObjectReader& r, const Catalog& catalog, const fs::path& sc
   if (const std::string problem = io::input_file_problem(path); !problem.empty()) {
     r.fail("model", "a catalog model id or a readable config.json (" + path.string() + " is " + problem + ")");
   }
-  HfModel read = read_hf_model(io::parse_file(path), hf_model_name(path), path.string(), "$");
+  const nlohmann::json config = io::parse_file(path);
+  HfModel read = read_hf_model(config, hf_model_name(path), path.string(), "$", family);
+  // A downloaded model folder's weights say how many parameters the config should count.
+  check_stored_weights(path.parent_path(), config, read.spec);
   source = {"file " + path.string(), path.string(), read.notes};
   return read.spec;
 }

@@ -17,6 +17,7 @@
 #include "simulator/economics/expected_run.hpp"
 #include "simulator/economics/step_time_uncertainty.hpp"
 #include "simulator/hardware/machine.hpp"
+#include "simulator/model/optimizer_refusal.hpp"
 #include "simulator/model/stack_habits.hpp"
 #include "simulator/model/stage_layout.hpp"
 
@@ -268,6 +269,12 @@ class Screen {
           c.grad_accum = grad_accum;
           s_.search.fixed.apply(c);
           if (!layout_refusal(c.framework, c).empty()) continue;  // an offload the stack does not ship
+          // An optimizer the stack or layout cannot step: counted, and said if nothing else is found.
+          if (const LayoutRefusal refusal = optimizer_refusal(s_.training(), c); !refusal.empty()) {
+            count(r, Verdict::invalid, m.priced.size() + m.unpriced.size());
+            keep_nearest(r.misses, Verdict::invalid, 0.0, false, [&] { return candidate_text(*m.node, c) + ": " + refusal.reason; });
+            continue;
+          }
           variants.push_back(c);
         }
       }

@@ -5,6 +5,7 @@
 #include "simulator/spec/errors.hpp"
 #include "simulator/memory/memory_defaults.hpp"
 #include "simulator/model/numeric_formats.hpp"
+#include "simulator/model/optimizer_refusal.hpp"
 #include "simulator/model/stack_habits.hpp"
 #include "simulator/model/stage_layout.hpp"
 
@@ -44,6 +45,10 @@ void validate_memory_config(const StrategyConfig& c) {
   if (scheme.engine == Engine::deepspeed && c.offload.optimizer == OffloadTarget::nvme && scheme.stage != 3) {
     throw InvalidConfig("offload.optimizer", "NVMe offload of the optimizer needs ZeRO-3 (ZeRO-Infinity)");
   }
+}
+
+void validate_optimizer(const TrainingJob& job, const StrategyConfig& c) {
+  if (const LayoutRefusal refusal = optimizer_refusal(job, c); !refusal.empty()) throw InvalidConfig(refusal.field, refusal.reason);
 }
 
 void validate_context_parallel(const TrainingJob& job, const Parallelism& p, const StackHabits& stack) {
@@ -92,6 +97,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   const ModelSpec& model = w.model();
   const TrainingJob& job = w.job();
   validate_memory_config(c);
+  validate_optimizer(job, c);
   validate_parallelism(model, c.parallelism, c.nodes * node.gpus_per_node, node.gpus_per_node);
   const StackHabits stack = stack_habits(c.framework, job, c.flash_attention, node.gpu.architecture);
   validate_context_parallel(job, c.parallelism, stack);
@@ -121,6 +127,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   layout.megatron = model_parallel(c.parallelism) && layout.scheme.engine != Engine::fsdp;
   layout.megatron_fsdp = c.framework == Framework::megatron && layout.scheme.engine == Engine::fsdp;
   layout.expert_parallel = static_cast<double>(c.parallelism.ep * c.parallelism.expert_tp()) / static_cast<double>(c.parallelism.tp);
+  layout.optimizer_in_backward = job.optimizer_in_backward;
 
   const ParameterFootprint footprint = stage_footprint(w.footprint(), stages);
   const ModelStateMemory states = model_state_memory(footprint, w.state_bytes(), layout);
@@ -149,11 +156,17 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   }
   g.fragmentation = md::kAllocatorFragmentationOfActivations * (g.activations + g.logits);
 
-  e.peak_bytes = g.total();
-  e.peak_floor_bytes = e.peak_bytes - g.gathered_params - act.recompute_working;
   e.capacity_bytes = node.gpu.memory_bytes;
   e.usable_bytes = node.gpu.memory_bytes * (1.0 - vram_headroom);
-  e.host_bytes_per_node = host_bytes_per_node(footprint, states, layout);
+  if (paged(job.optimizer)) {
+    // The driver evicts unified-memory pages of the states when the step's allocations need the room:
+    // as much as the peak is over, up to all of them.
+    e.paged_out_bytes = std::clamp(g.total() - e.usable_bytes, 0.0, g.optimizer);
+    g.optimizer -= e.paged_out_bytes;
+  }
+  e.peak_bytes = g.total();
+  e.peak_floor_bytes = e.peak_bytes - g.gathered_params - act.recompute_working;
+  e.host_bytes_per_node = host_bytes_per_node(footprint, states, layout) + e.paged_out_bytes * node.gpus_per_node;
   e.host_capacity_bytes = node.host_memory_bytes;
   e.nvme_bytes_per_node = states.nvme_bytes * node.gpus_per_node;
   e.nvme_capacity_bytes = node.local_nvme_bytes;

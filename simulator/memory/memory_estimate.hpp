@@ -49,6 +49,10 @@ struct MemoryEstimate {
   // timeline_peak_floor below): no simulated peak is lower. `peak_bytes` less the gathered ZeRO-3
   // units and full recompute's working layer, the only parts that may not be allocated by then.
   double peak_floor_bytes = 0.0;
+  // Paged optimizers (bitsandbytes' paged AdamW): the states the driver keeps on the host because the
+  // step's peak would not fit with them; `gpu.optimizer` is what stays. Each step moves them in for the
+  // optimizer and out again for the next forward's activations.
+  double paged_out_bytes = 0.0;
 
   bool fits_gpu() const { return peak_bytes <= usable_bytes; }
   bool fits_host() const { return host_bytes_per_node <= host_capacity_bytes; }
@@ -63,6 +67,12 @@ void validate_memory_config(const StrategyConfig& config);
 // Context parallelism's own conditions: the sequence splits into 2 x cp equal chunks, and the
 // attention is a fused kernel the ring can run over. Throws InvalidConfig("parallelism.cp", ...).
 void validate_context_parallel(const TrainingJob& job, const Parallelism& parallelism, const StackHabits& stack);
+
+// What the job's optimizer asks of the config: bitsandbytes' CUDA kernels and Adafactor only under
+// the stacks that run them (transformers), never with the optimizer offloaded to the host; the step in
+// backward without gradient accumulation, under PyTorch's DDP or FSDP. Throws InvalidConfig naming
+// training.optimizer or training.optimizer_in_backward.
+void validate_optimizer(const TrainingJob& job, const StrategyConfig& config);
 
 // The context-parallel ring's receive buffers on one GPU (0 without context parallelism).
 double context_parallel_buffer_bytes(const Workload& workload, const StrategyConfig& config);

@@ -79,13 +79,17 @@ double gathered_blocks_bytes(const ParameterFootprint& f) {
 ModelStateMemory fsdp(const ParameterFootprint& f, const StateBytes& b, const ShardingLayout& l) {
   const double n = l.shard_degree;
   const double p = f.trainable;
-  const double shard_bytes = std::max(b.weights, 4.0) + 4.0 + b.moments;  // fp32 param, fp32 grad, moments
+  // The shard is fp32 under mixed precision (the master copy) and in the weights' dtype in pure 16-bit
+  // training (torchtune's FSDP2 without a mixed-precision policy); its gradient takes the same dtype.
+  const double shard_width = b.master > 0.0 ? std::max(b.weights, 4.0) : b.weights;
+  const double shard_bytes = 2.0 * shard_width + b.moments;  // param, grad, moments
   const bool offloaded = l.offload.params != OffloadTarget::none;
 
   ModelStateMemory m;
   if (!offloaded) {
-    m.params = std::max(b.weights, 4.0) * p / n + f.frozen_bytes / n;
-    m.grads = 4.0 * p / n;
+    m.params = shard_width * p / n + f.frozen_bytes / n;
+    // Stepped in backward, a unit's reduced shard is consumed and freed at once.
+    m.grads = l.optimizer_in_backward ? 0.0 : shard_width * p / n;
     m.optimizer = b.moments * p / n;
   } else {
     m.host_offload_bytes = shard_bytes * p / n + f.frozen_bytes / n;
@@ -109,7 +113,8 @@ ModelStateMemory ddp(const ParameterFootprint& f, const StateBytes& b, const Sha
   const double p = f.trainable;
   ModelStateMemory m;
   m.params = (b.weights + b.fp8_cache) * p + f.frozen_bytes;
-  m.grads = b.grads * p;
+  // Stepped in backward, only the largest module's gradients are alive at once.
+  m.grads = b.grads * (l.optimizer_in_backward ? std::min(p, f.largest_module) : p);
   m.optimizer = b.optimizer() * p;
   if (l.world_size > 1.0 && !md::kDdpGradientAsBucketView) m.comm_buffers = b.grads * p;
   return m;

@@ -27,6 +27,9 @@ struct ShardingLayout {
   // ep x etp / tp: the routed experts' states are sharded over shard_degree / expert_parallel ranks
   // (the expert-data-parallel group: dp / ep, or tp x dp / ep when etp = 1 folds tp into the experts' groups)
   double expert_parallel = 1.0;
+  // training.optimizer_in_backward: each parameter (each FSDP unit's shard) is stepped and its gradient
+  // freed as the gradient is ready, so only the gradients of the module in backward exist at once.
+  bool optimizer_in_backward = false;
 };
 
 struct ModelStateMemory {

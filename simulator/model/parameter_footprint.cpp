@@ -7,19 +7,62 @@
 
 namespace preflight {
 
-StateBytes state_bytes(Precision precision, OptimizerKind optimizer, bool fp32_adapters) {
+StateBytes state_bytes(Precision precision, OptimizerKind optimizer, bool fp32_adapters, bool master_weights,
+                       double factored_moment_bytes) {
   StateBytes b;
   const bool full_fp32 = precision == Precision::fp32 || fp32_adapters;
   b.weights = full_fp32 ? 4.0 : 2.0;
   b.grads = b.weights;
-  b.master = full_fp32 ? 0.0 : 4.0;
+  b.master = full_fp32 || !master_weights ? 0.0 : 4.0;
   b.fp8_cache = (precision == Precision::fp8 && !fp32_adapters) ? 1.0 : 0.0;
+  // torch's optimizers create their states like the parameter they step: the fp32 master under mixed
+  // precision, the 16-bit weight itself in pure 16-bit training.
+  const double state_width = b.master > 0.0 ? 4.0 : b.weights;
   switch (optimizer) {
-    case OptimizerKind::adamw: b.moments = 8.0; break;
-    case OptimizerKind::adam8bit: b.moments = kAdam8bitBytesPerParam; break;
-    case OptimizerKind::sgd_momentum: b.moments = 4.0; break;
+    case OptimizerKind::adamw: b.moments = 2.0 * state_width; break;
+    case OptimizerKind::adamw8bit:
+    case OptimizerKind::paged_adamw8bit: b.moments = kAdam8bitBytesPerParam; break;
+    // bitsandbytes' 32-bit optimizers keep fp32 states whatever the parameter's dtype (Optimizer2State).
+    case OptimizerKind::paged_adamw32bit: b.moments = 8.0; break;
+    case OptimizerKind::adafactor: b.moments = factored_moment_bytes; break;
+    case OptimizerKind::sgd_momentum: b.moments = state_width; break;
   }
   return b;
+}
+
+double factored_moment_bytes(const ModelSpec& model, const ParameterCount& count, const TrainingJob& job) {
+  double matrices = 0.0;  // weight elements in matrices
+  double factored = 0.0;  // their row and column vectors
+  const auto add = [&](double rows, double cols, double copies) {
+    matrices += rows * cols * copies;
+    factored += (rows + cols) * copies;
+  };
+  if (job.method == Method::full) {
+    for (const LayerKind& kind : layer_kinds(model)) {
+      for (const LinearShape& l : kind.linears) {
+        add(static_cast<double>(l.out), static_cast<double>(l.in), static_cast<double>(l.copies * kind.layers));
+      }
+    }
+    const double vocab = static_cast<double>(model.vocab);
+    const double hidden = static_cast<double>(model.hidden);
+    if (count.embedding > 0) add(vocab, hidden, 1.0);
+    if (count.lm_head > 0) add(vocab, hidden, 1.0);
+    const double trainable = static_cast<double>(count.total());
+    // Norms, biases, routers and position tables are kept whole (routers and positions are matrices,
+    // counted whole here: a few thousandths of the model).
+    return 4.0 * (factored + std::max(0.0, trainable - matrices)) / trainable;
+  }
+  // LoRA: each adapter pair is an r x in and an out x r matrix.
+  const double r = static_cast<double>(job.lora.rank);
+  for (const LayerKind& kind : layer_kinds(model)) {
+    for (const LinearShape& l : kind.linears) {
+      if (std::find(job.lora.targets.begin(), job.lora.targets.end(), l.name) == job.lora.targets.end()) continue;
+      const double copies = static_cast<double>(l.copies * kind.layers);
+      add(r, static_cast<double>(l.in), copies);
+      add(static_cast<double>(l.out), r, copies);
+    }
+  }
+  return matrices > 0.0 ? 4.0 * factored / matrices : 0.0;
 }
 
 double lora_parameters(const ModelSpec& model, const LoraSpec& lora) {

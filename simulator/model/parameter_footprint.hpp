@@ -33,8 +33,18 @@ struct StateBytes {
 };
 
 // `fp32_adapters`: LoRA adapters are created in fp32 (PEFT's autocast_adapter_dtype), so they need
-// no master copy and their gradients are fp32.
-StateBytes state_bytes(Precision precision, OptimizerKind optimizer, bool fp32_adapters);
+// no master copy and their gradients are fp32 (not in pure 16-bit training, where torchtune keeps them
+// in the model's dtype: the caller passes false). `master_weights` false: pure 16-bit training, no fp32
+// copy and the optimizer's states in the weights' dtype (bitsandbytes' states keep their own width).
+// `factored_moment_bytes`: Adafactor's factored second moment per trainable parameter (see below).
+StateBytes state_bytes(Precision precision, OptimizerKind optimizer, bool fp32_adapters, bool master_weights = true,
+                       double factored_moment_bytes = 0.0);
+
+// Adafactor's second moment per trainable parameter: a row and a column vector per weight matrix (a
+// full one per vector parameter), in fp32 (transformers' Adafactor keeps them in the gradients'
+// dtype: fp32 under mixed precision, the conservative width otherwise). For Llama 2 7B about 0.0017
+// bytes a parameter, against Adam's 8.
+double factored_moment_bytes(const ModelSpec& model, const ParameterCount& count, const TrainingJob& job);
 
 // The footprint of a full model under a training job (full training, LoRA or QLoRA).
 ParameterFootprint parameter_footprint(const ModelSpec& model, const ParameterCount& count, const TrainingJob& job);

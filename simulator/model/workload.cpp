@@ -10,7 +10,9 @@ Workload::Workload(ModelSpec model, TrainingJob job)
       count_(count_parameters(model_)),
       kinds_(preflight::layer_kinds(model_)),
       footprint_(parameter_footprint(model_, count_, job_)),
-      state_bytes_(preflight::state_bytes(job_.precision, job_.optimizer, job_.method != Method::full)),
+      state_bytes_(preflight::state_bytes(job_.precision, job_.optimizer, job_.method != Method::full && job_.master_weights,
+                                          job_.master_weights,
+                                          factored_moment_bytes(model_, count_, job_))),
       flops_(flops_per_token(model_, count_, job_.seq_len)) {}
 
 }  // namespace preflight

@@ -41,6 +41,15 @@ engine::TaskId add_optimizer_step(const StepContext& c, GraphWriter& g, engine::
   if (c.config.offload.optimizer != OffloadTarget::none) return offloaded_step(c, g, partition, after_syncs);
   const engine::TaskId step = g.add(TaskKind::optimizer, "optimizer step", -1, g.resources().compute,
                                     optimizer_step_seconds(partition, c.bytes, c.machine.rates()));
+  if (const double paged = c.in.memory.paged_out_bytes; paged > 0.0) {
+    // A paged optimizer's evicted states: prefetched back for the step (bitsandbytes prefetches them
+    // before its kernel), and evicted again when the next forward's activations need the room.
+    const engine::TaskId in = g.add(TaskKind::copy, "paged optimizer states in and out", -1, g.resources().h2d,
+                                    2.0 * paged / c.machine.host_to_device_bytes_per_second());
+    after_syncs(in);
+    g.after(step, in);
+    return step;
+  }
   after_syncs(step);
   return step;
 }

@@ -175,6 +175,19 @@ constexpr i64 qwen15_moe_a27b(i64 experts) {
   return 24 * (attention + moe + 2 * h) + 2 * 151936 * h + h;
 }
 
+constexpr i64 mpt_7b() {
+  // transformers' MptModel (and MosaicML's code under ALiBi): fused Wqkv and out_proj, up_proj and
+  // down_proj of 4 x 4096, no biases (no_bias), weight-only LayerNorms, no position table, tied head.
+  const i64 h = 4096;
+  return 32 * (3 * h * h + h * h + 2 * h * 4 * h + 2 * h) + 50432 * h + h;  // 6,649,286,656: the card's 6.7 B
+}
+constexpr i64 qwen_7b() {
+  // QWenModel: c_attn (h -> 3h) biased, c_proj unbiased; w1, w2 (h -> 22016 / 2) and c_proj back,
+  // unbiased; RMSNorms ln_1, ln_2, ln_f; wte and an untied lm_head of 151,936.
+  const i64 h = 4096;
+  return 32 * (3 * h * h + 3 * h + h * h + 3 * h * 11008 + 2 * h) + 2 * 151936 * h + h;  // 7,721,324,544: 7.72 B
+}
+
 class HfFamily : public ::testing::TestWithParam<Expected> {};
 
 TEST_P(HfFamily, CountsTheModelTransformersBuilds) {
@@ -197,6 +210,10 @@ INSTANTIATE_TEST_SUITE_P(
         // gpt-oss-20b 20.91 B total, 3.61 B active without the 0.58 B embedding table (OpenAI's model
         // card counts the embedding as not active; preflight's count per token includes it); OLMo 7B
         // 6.89 B; OLMo 2 7B 7.30 B; Phi-3-mini 3.8 B; Phi-3.5-MoE 41.9 B total, 6.6 B active.
+        // MPT-7B 6.7 B (mosaicml/mpt-7b card); Qwen-7B 7.72 B (Qwen technical report, where
+        // intermediate_size read as the MLP's width would count 12.05 B).
+        Expected{"mpt-7b", "mpt", mpt_7b(), mpt_7b()},
+        Expected{"Qwen-7B", "qwen", qwen_7b(), qwen_7b()},
         Expected{"falcon-7b", "falcon", falcon_7b(), falcon_7b()},
         Expected{"falcon-40b-refinedweb", "RefinedWeb", falcon_40b(), falcon_40b()},
         Expected{"gpt-neox-20b", "gpt_neox", gpt_neox_20b(), gpt_neox_20b()},
@@ -362,16 +379,45 @@ TEST(HfFamily, WhatIsNotADecoderOnlyTransformerIsRefusedAsNotSupported) {
   expect_refused("mamba-2.8b-hf", "mamba", "state-space");
 }
 
-TEST(HfFamily, AnUnknownDecoderIsReadByTheLlamaKeysWithTheKeysItCouldNotInterpret) {
+// An unknown model_type is refused naming the families read (a Qwen-1 config read by the Llama keys
+// counted 12.05 B for 7.72 B); the scenario's model_family reads it as a named family, by the Llama
+// keys with what they did not interpret said.
+TEST(HfFamily, AnUnknownDecoderIsRefusedUnlessReadAsANamedFamily) {
   nlohmann::json j = io::parse_file(config_of("Qwen3-8B"));
   j["model_type"] = "qwen9";
   j["shiny_new_width"] = 512;
-  const HfModel m = read_hf_model(j, "qwen9", "config.json", "$");
-  EXPECT_EQ(m.spec.architecture, "qwen9");
+  try {
+    (void)read_hf_model(j, "qwen9", "config.json", "$");
+    ADD_FAILURE() << "an unknown model_type was read";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(e.json_path(), "$.model_type");
+    EXPECT_NE(message.find("\"qwen9\""), std::string::npos) << message;
+    EXPECT_NE(message.find("gpt_bigcode, gpt_neox"), std::string::npos) << message;  // what is known
+    EXPECT_NE(message.find("model_family"), std::string::npos) << message;            // and the way out
+  }
+  const HfModel m = read_hf_model(j, "qwen9", "config.json", "$", "llama");
+  EXPECT_EQ(m.spec.architecture, "llama");
   ASSERT_EQ(m.notes.size(), 1u);
-  EXPECT_NE(m.notes[0].find("\"qwen9\" is not a family preflight knows"), std::string::npos) << m.notes[0];
+  EXPECT_NE(m.notes[0].find("model_type \"qwen9\" read as a Llama-style decoder"), std::string::npos) << m.notes[0];
   EXPECT_NE(m.notes[0].find("shiny_new_width"), std::string::npos) << m.notes[0];
   EXPECT_EQ(m.notes[0].find("torch_dtype"), std::string::npos) << m.notes[0];  // metadata is not a warning
+  EXPECT_EQ(count_parameters(m.spec).total(), qwen3_8b() - 2 * 36 * 128);      // Qwen3's q/k norms are not Llama's
+  EXPECT_THROW((void)read_hf_model(j, "qwen9", "config.json", "$", "qwen9"), InputError);
+}
+
+// A config that names no model_type is identified by its architectures (QWenLMHeadModel is qwen,
+// MPTForCausalLM mpt); an architecture preflight does not know is refused under its own name.
+TEST(HfFamily, AConfigWithOnlyArchitecturesIsIdentifiedByThem) {
+  for (const auto& [folder, total] : {std::pair{"Qwen-7B", qwen_7b()}, std::pair{"mpt-7b", mpt_7b()}}) {
+    nlohmann::json j = io::parse_file(config_of(folder));
+    j.erase("model_type");
+    EXPECT_EQ(count_parameters(read_hf_model(j, folder, "config.json", "$").spec).total(), total) << folder;
+  }
+  nlohmann::json j = io::parse_file(config_of("Qwen-7B"));
+  j.erase("model_type");
+  j["architectures"] = {"JambaForCausalLM"};
+  EXPECT_EQ(refused_at(j), "$.architectures");
 }
 
 TEST(HfFamily, QwenMoeDenseLayersAmongExpertLayersAreCounted) {
@@ -462,7 +508,7 @@ TEST(HfFamily, AnUnknownTypeWithPartsPreflightDoesNotModelIsRefused) {
   j["n_routed_experts"] = 160;
   j["first_k_dense_replace"] = 3;
   try {
-    read_hf_model(j, "x", "config.json", "$");
+    read_hf_model(j, "x", "config.json", "$", "llama");  // even read by the Llama keys as the user asks
     FAIL() << "read";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("not supported"), std::string::npos) << e.what();

@@ -1,0 +1,17 @@
+#pragma once
+// What a job's optimizer asks of a config: whether the config's stack builds it, and whether the
+// config leaves it room (bitsandbytes' CUDA kernels cannot step on the host; the step in backward
+// accumulates nothing). Read by the search, which skips what is refused, and by the memory model,
+// which throws it.
+
+#include "simulator/model/stack_habits.hpp"
+#include "simulator/spec/strategy_config.hpp"
+#include "simulator/spec/training_job.hpp"
+
+namespace preflight {
+
+// Empty when the config can run the job's optimizer; otherwise the key at fault (training.optimizer,
+// training.optimizer_in_backward or offload.optimizer) and why.
+LayoutRefusal optimizer_refusal(const TrainingJob& job, const StrategyConfig& config);
+
+}  // namespace preflight
