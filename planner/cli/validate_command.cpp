@@ -1,6 +1,7 @@
 // `preflight validate`: the simulator, with the catalog's fitted factors, against every shipped
 // dataset of published measurements, and the planner against published whole pre-training runs
-// (published/whole_runs.csv); exit 1 when a dataset exceeds its tolerance. `--refit DIR`
+// (published/whole_runs.csv), and the memory model against measured peaks (published/measured_peaks.csv,
+// reported, not held to a tolerance yet); exit 1 when a dataset exceeds its tolerance. `--refit DIR`
 // refits the factors from the same data, then what whole runs sustain of a step simulated with them,
 // and writes DIR/step_model.json (what the catalog ships) and DIR/step_model_report.md (their error on
 // data the fit did not see). `--refit-sustained DIR` refits the sustained share alone over the
@@ -17,6 +18,7 @@
 #include "planner/io/output_file.hpp"
 #include "planner/report/validation_report.hpp"
 #include "planner/validation/datasets.hpp"
+#include "planner/validation/measured_peaks.hpp"
 #include "planner/validation/step_model_fit_json.hpp"
 #include "planner/whole_run/sustained_share_fit.hpp"
 #include "planner/whole_run/whole_run_validation.hpp"
@@ -92,7 +94,12 @@ int run_validate(const ValidateOptions& options, std::ostream& out, std::ostream
   const StepModelFit* fit = options.physics ? nullptr : catalog.step_model_fit();
   const std::vector<validation::DatasetResult> results = validation::evaluate_datasets(datasets, fit);
   const whole_run::WholeRunValidation whole = whole_run::validate_whole_runs(runs, runs_file, catalog, fit);
-  io::write_output(options.output.out, validation_report(options.output.format, results, fit != nullptr ? fit->source : "", &whole), out);
+  // Measured peak memory: a copy beside the other measurements (--data) wins over the repository's own.
+  const std::filesystem::path peaks_beside = data / "measured_peaks.csv";
+  const validation::MeasuredPeakValidation peaks = validation::validate_measured_peaks(
+      std::filesystem::exists(peaks_beside) ? peaks_beside : validation::measured_peaks_file(), catalog);
+  io::write_output(options.output.out,
+                   validation_report(options.output.format, results, fit != nullptr ? fit->source : "", &whole, &peaks), out);
   for (const validation::DatasetResult& r : results) {
     if (!r.within_tolerance()) return 1;
   }

@@ -1,8 +1,8 @@
 #pragma once
 // The published tables' CSV form (../shared/validation): '#' lines are provenance comments, the
 // first other line the header, unless it is already data, as in vTrain's files, whose header is the
-// comment line just above ("# GPUs,global batch,..."). No quoting (these tables have none); a
-// trailing comma is a last, empty cell. Header-only: the tests' support reads the same tables
+// comment line just above ("# GPUs,global batch,..."). Cells may be quoted (measured_peaks.csv's
+// notes hold commas); a trailing comma is a last, empty cell. Header-only: the tests' support reads the same tables
 // without linking the planner.
 
 #include <cctype>
@@ -16,12 +16,33 @@
 
 namespace preflight::io {
 
+// A cell that starts with a double quote runs to the closing quote, commas and all, and "" inside it
+// is one quote (RFC 4180, on one line); an unclosed quote runs to the end of the line.
 inline std::vector<std::string> csv_cells(const std::string& line) {
   std::vector<std::string> cells;
-  std::stringstream in(line);
   std::string cell;
-  while (std::getline(in, cell, ',')) cells.push_back(cell);
-  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c != '"') {
+        cell += c;
+      } else if (i + 1 < line.size() && line[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else {
+        quoted = false;
+      }
+    } else if (c == '"' && cell.empty()) {
+      quoted = true;
+    } else if (c == ',') {
+      cells.push_back(std::move(cell));
+      cell.clear();
+    } else {
+      cell += c;
+    }
+  }
+  if (!line.empty()) cells.push_back(std::move(cell));
   return cells;
 }
 

@@ -1,5 +1,6 @@
 #include "planner/report/validation_report.hpp"
 
+#include "planner/report/measured_peak_report.hpp"
 #include "planner/report/whole_run_report.hpp"
 
 #include <nlohmann/json.hpp>
@@ -46,7 +47,8 @@ bool all_within(const std::vector<DatasetResult>& results, const whole_run::Whol
   return whole == nullptr || whole->all.within_tolerance();
 }
 
-std::string text(const std::vector<DatasetResult>& results, const std::string& fit, const whole_run::WholeRunValidation* whole) {
+std::string text(const std::vector<DatasetResult>& results, const std::string& fit, const whole_run::WholeRunValidation* whole,
+                 const validation::MeasuredPeakValidation* peaks) {
   std::string out = "preflight validate: the simulator against published measurements\n";
   out += "  errors are speed errors: + when the prediction is faster than the measurement\n";
   out += "  fitted factors: " + (fit.empty() ? std::string("none (the physics alone)") : fit) + "\n";
@@ -80,11 +82,13 @@ std::string text(const std::vector<DatasetResult>& results, const std::string& f
     }
   }
   if (whole != nullptr) out += whole_run_text(*whole);
+  if (peaks != nullptr) out += measured_peak_text(*peaks);
   out += all_within(results, whole) ? "\nevery dataset within its tolerance\n" : "\nA DATASET EXCEEDS ITS TOLERANCE\n";
   return out;
 }
 
-std::string json(const std::vector<DatasetResult>& results, const std::string& fit, const whole_run::WholeRunValidation* whole) {
+std::string json(const std::vector<DatasetResult>& results, const std::string& fit, const whole_run::WholeRunValidation* whole,
+                 const validation::MeasuredPeakValidation* peaks) {
   nlohmann::ordered_json j;
   j["error_sign"] = "+ when the prediction is faster than the measurement";
   j["fit"] = fit.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(fit);
@@ -108,11 +112,13 @@ std::string json(const std::vector<DatasetResult>& results, const std::string& f
   }
   j["datasets"] = list;
   if (whole != nullptr) j["whole_runs"] = whole_run_json(*whole);
+  if (peaks != nullptr) j["measured_peaks"] = measured_peak_json(*peaks);
   j["within_tolerance"] = all_within(results, whole);
   return j.dump(2) + "\n";
 }
 
-std::string markdown(const std::vector<DatasetResult>& results, const std::string& fit, const whole_run::WholeRunValidation* whole) {
+std::string markdown(const std::vector<DatasetResult>& results, const std::string& fit, const whole_run::WholeRunValidation* whole,
+                 const validation::MeasuredPeakValidation* peaks) {
   std::string out = "# Validation against published measurements\n\n";
   out += "Speed errors: + when the prediction is faster than the measurement. Fitted factors: " +
          markdown_text(fit.empty() ? "none (the physics alone)" : fit) + ".\n\n";
@@ -135,16 +141,17 @@ std::string markdown(const std::vector<DatasetResult>& results, const std::strin
     }
   }
   if (whole != nullptr) out += whole_run_markdown(*whole);
+  if (peaks != nullptr) out += measured_peak_markdown(*peaks);
   return out;
 }
 
 }  // namespace
 
 std::string validation_report(const std::string& format, const std::vector<DatasetResult>& results, const std::string& fit,
-                              const whole_run::WholeRunValidation* whole_runs) {
-  if (format == "json") return json(results, fit, whole_runs);
-  if (format == "markdown") return markdown(results, fit, whole_runs);
-  return text(results, fit, whole_runs);
+                              const whole_run::WholeRunValidation* whole_runs, const validation::MeasuredPeakValidation* peaks) {
+  if (format == "json") return json(results, fit, whole_runs, peaks);
+  if (format == "markdown") return markdown(results, fit, whole_runs, peaks);
+  return text(results, fit, whole_runs, peaks);
 }
 
 std::string fit_report_markdown(const validation::FitReport& report) {

@@ -10,14 +10,17 @@
 #include "planner/validation/step_model_fitter.hpp"
 #include "planner/validation/validation_results.hpp"
 #include "planner/whole_run/sustained_share_fit.hpp"
+#include "planner/validation/measured_peaks.hpp"
 #include "planner/whole_run/whole_run_validation.hpp"
 
 namespace preflight {
 
 // `format`: table, json or markdown. `fit`: what the predictions were made under ("" : the physics alone).
-// `whole_runs`: the published whole runs' section, where they were planned (null: none).
+// `whole_runs`: the published whole runs' section, where they were planned (null: none); `peaks`: the
+// measured peak memory's (null: none), reported and not held to a tolerance yet.
 std::string validation_report(const std::string& format, const std::vector<validation::DatasetResult>& results,
-                              const std::string& fit, const whole_run::WholeRunValidation* whole_runs = nullptr);
+                              const std::string& fit, const whole_run::WholeRunValidation* whole_runs = nullptr,
+                              const validation::MeasuredPeakValidation* peaks = nullptr);
 
 // Markdown: the fitted factors, their ranges and data, and the in-sample, leave-one-dataset-out and
 // five-fold errors with the 80% interval's held-out coverage.

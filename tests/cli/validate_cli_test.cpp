@@ -61,6 +61,21 @@ TEST(CliValidate, EveryShippedDatasetWithinItsToleranceAndTheWholeRunsReported) 
                 run.at("predicted_gpu_hours").get<double>() / run.at("published_gpu_hours").get<double>() - 1.0, 1e-3)
         << run.at("id");
   }
+  // Measured peak memory: at least 40 predicted rows of at least 4 sources, each row's error its
+  // prediction against its measurement, every row not predicted saying why.
+  const json& peaks = v.at("measured_peaks");
+  EXPECT_GE(peaks.at("rows").get<int>(), 40);
+  int sources = 0;
+  for (const auto& [name, s] : peaks.at("by_source").items()) sources += s.at("rows").get<int>() > 0 ? 1 : 0;
+  EXPECT_GE(sources, 4);
+  for (const json& row : peaks.at("runs")) {
+    if (row.contains("error")) {
+      EXPECT_NEAR(row.at("error").get<double>(), row.at("predicted_gib").get<double>() / row.at("measured_gib").get<double>() - 1.0, 1e-3)
+          << row.at("id");
+    } else if (!row.contains("predicted_gib")) {
+      EXPECT_FALSE(row.at("not_predicted").get<std::string>().empty()) << row.at("id");
+    }
+  }
 }
 
 // `validate --refit-sustained DIR` on a user's own whole runs (beside --data): the catalog's fit with
