@@ -230,7 +230,7 @@ class Screen {
           }
           for (Sharding sh : sharding_choices(gpus, nodes, layout, fsdp2_, megatron_fsdp_)) {
             for (const Framework f : frameworks_) {
-              if (!offered(f, layout, sh) || dominated(f, layout) || !s_.search.fixed.allows_group(nodes, gpus, layout, sh, f)) continue;
+              if (!offered(f, layout, sh) || dominated(f, layout, *m.node) || !s_.search.fixed.allows_group(nodes, gpus, layout, sh, f)) continue;
               Group g{&m, nodes, f, layout, sh, {}};
               for (std::int64_t mb : micro_batch_choices(global / dp)) {
                 const std::int64_t accum = global / dp / mb;
@@ -350,16 +350,18 @@ class Screen {
   // unless the scenario fixes it: the overlapped twin holds the same states and activations and is
   // never slower (it hides h of a pass's collectives and slows that pass by at most s k h, k the
   // fitted overlap slowdown and s <= 1 + k the pass's other overlaps', so s k < 1), so the one without
-  // could never be chosen and would only double the search.
-  bool dominated(Framework f, const Parallelism& layout) const {
-    return f == Framework::megatron && layout.sequence_parallel && !layout.tp_comm_overlap && !s_.search.fixed.tp_comm_overlap;
+  // could never be chosen and would only double the search. Without Transformer Engine (before Ampere)
+  // there is no overlapped twin.
+  bool dominated(Framework f, const Parallelism& layout, const NodeSpec& node) const {
+    return f == Framework::megatron && layout.sequence_parallel && !layout.tp_comm_overlap && !s_.search.fixed.tp_comm_overlap &&
+           has_transformer_engine(node.gpu.architecture);
   }
 
   std::int64_t variants(const NodeSpec& node, int gpus, int nodes, const Parallelism& layout) const {
     std::int64_t n = 0;
     for (Sharding sh : sharding_choices(gpus, nodes, layout, fsdp2_, megatron_fsdp_)) {
       for (const Framework f : frameworks_) {
-        if (offered(f, layout, sh) && !dominated(f, layout)) n += static_cast<std::int64_t>(offload_choices(sh, node, gpus, layout).size());
+        if (offered(f, layout, sh) && !dominated(f, layout, node)) n += static_cast<std::int64_t>(offload_choices(sh, node, gpus, layout).size());
       }
     }
     return n * static_cast<std::int64_t>(std::size(kRecomputeChoices));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "planner/io/json_reader.hpp"
+#include "simulator/model/stack_habits.hpp"
 #include "simulator/model/stage_layout.hpp"
 #include "simulator/spec/errors.hpp"
 
@@ -108,9 +109,9 @@ std::vector<Parallelism> parallelism_choices(const ModelSpec& model, const Train
               if (tp == 1 && pp == 1 && ep == 1 && cp == 1) continue;  // plain data parallelism, first above
               // Beside tp > 1 (with sequence parallelism) Megatron-Core's --tp-comm-overlap hides the
               // tensor-parallel collectives behind the GEMMs: offered with and without (torchtitan,
-              // which has no such flag, takes the layout without).
+              // which has no such flag, takes the layout without), where Transformer Engine runs.
               for (const bool tp_overlap : {false, true}) {
-                if (tp_overlap && tp == 1) continue;
+                if (tp_overlap && (tp == 1 || !has_transformer_engine(node.gpu.architecture))) continue;
                 out.push_back({tp, pp, tp > 1, interleave, ep, cp, whole_experts ? 1 : 0, false, tp_overlap});
                 // Megatron-Core's combined 1F1B hides the all-to-alls behind the other micro-batch's
                 // compute (beside pipelining, with virtual stages only): both are offered.

@@ -98,6 +98,11 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   const TrainingJob& job = w.job();
   validate_memory_config(c);
   validate_optimizer(job, c);
+  if (c.parallelism.tp_comm_overlap && !has_transformer_engine(node.gpu.architecture)) {
+    throw InvalidConfig("parallelism.tp_comm_overlap", "overlapping the tensor-parallel collectives with the GEMMs needs "
+                                                       "Transformer Engine's userbuffers, which run on Ampere and newer; " +
+                                                           node.gpu.id + " is " + to_string(node.gpu.architecture));
+  }
   validate_parallelism(model, c.parallelism, c.nodes * node.gpus_per_node, node.gpus_per_node);
   const StackHabits stack = stack_habits(c.framework, job, c.flash_attention, node.gpu.architecture);
   validate_context_parallel(job, c.parallelism, stack);

@@ -39,6 +39,10 @@ struct StackHabits {
 // The stack's habits for a job on a GPU generation. `flash_attention` false forces unfused attention.
 StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash_attention, GpuArchitecture arch);
 
+// Transformer Engine (Megatron-Core's userbuffer overlap of the tensor-parallel collectives, its fused
+// attention and fp8) needs compute capability 8.0 or newer (its installation requirements): Ampere on.
+constexpr bool has_transformer_engine(GpuArchitecture arch) { return arch >= GpuArchitecture::ampere; }
+
 // Why the stack cannot run this layout, and which of the config's keys it cannot run ("sharding",
 // "parallelism" or "offload"); empty when it can. Follows what each project ships (stack_habits.cpp).
 struct LayoutRefusal {
