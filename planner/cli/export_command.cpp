@@ -130,6 +130,13 @@ int run_export(const ExportOptions& options, std::ostream& out, std::ostream& er
   std::string text;
   try {
     if (!e.step) throw InvalidConfig("instance", e.step_unavailable);
+    // No launcher file has a switch for it: the training script turns it on (torchtune's
+    // enable_activation_offloading, torch.autograd.graph.save_on_cpu), so no file would run what was simulated.
+    if (config.offload.activations != OffloadTarget::none) {
+      throw InvalidConfig("offload.activations", "activation offloading is set in the training script (torchtune's "
+                                                 "enable_activation_offloading, torch.autograd.graph.save_on_cpu), not in a "
+                                                 "file preflight exports: export without it");
+    }
     const RunEstimate run = prepare_run(scenario, machine, config, *e.step, run_options(options.run));
     const ExportPlan plan{&scenario, &machine.node(), config, run.steps, run.checkpoint.interval_steps, e.stack.attention,
                           run.expected_hours, run.price};

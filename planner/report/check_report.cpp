@@ -18,6 +18,7 @@ std::string config_summary(const StrategyConfig& c) {
   std::string s = to_string(c.framework) + ", " + (layout.empty() ? "" : layout + ", ") + to_string(c.sharding);
   if (c.offload.optimizer != OffloadTarget::none) s += ", optimizer->" + to_string(c.offload.optimizer);
   if (c.offload.params != OffloadTarget::none) s += ", params->" + to_string(c.offload.params);
+  if (c.offload.activations != OffloadTarget::none) s += ", activations->" + to_string(c.offload.activations);
   s += ", checkpointing " + to_string(c.recompute);
   s += ", micro-batch " + std::to_string(c.micro_batch) + " x accum " + std::to_string(c.grad_accum);
   return s;
@@ -59,6 +60,10 @@ void breakdown_table(std::ostringstream& out, const Evaluation& e) {
     out << gib(m.usable_bytes - m.peak_bytes) << " to spare\n";
   } else {
     out << "short by " << gib(m.peak_bytes - m.usable_bytes) << "\n";
+  }
+  if (m.offloaded_activation_bytes > 0.0) {
+    out << "  activations offloaded: " << gib(m.offloaded_activation_bytes) << " wait in pinned host memory at the peak; "
+        << "each layer's go out over PCIe as its forward ends and come back before its backward\n";
   }
   if (m.paged_out_bytes > 0.0) {
     out << "  paged optimizer: " << gib(m.paged_out_bytes) << " of its states wait on the host; each step moves them in "

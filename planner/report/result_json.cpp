@@ -41,6 +41,7 @@ nlohmann::ordered_json memory_json(const MemoryEstimate& m, bool peak_from_timel
                        {"workspace", bytes(g.workspace)},
                        {"fragmentation", bytes(g.fragmentation)}};
   j["paged_out_bytes"] = bytes(m.paged_out_bytes);
+  j["offloaded_activation_bytes"] = bytes(m.offloaded_activation_bytes);
   j["host_bytes_per_node"] = bytes(m.host_bytes_per_node);
   j["host_capacity_bytes"] = bytes(m.host_capacity_bytes);
   j["fits_host"] = m.fits_host();

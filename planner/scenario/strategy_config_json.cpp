@@ -19,6 +19,7 @@ nlohmann::ordered_json config_json(const StrategyConfig& c) {
   if (c.parallelism.tp_comm_overlap) j["parallelism"]["tp_comm_overlap"] = true;
   j["sharding"] = to_string(c.sharding);
   j["offload"] = {{"optimizer", to_string(c.offload.optimizer)}, {"params", to_string(c.offload.params)}};
+  if (c.offload.activations != OffloadTarget::none) j["offload"]["activations"] = to_string(c.offload.activations);
   j["activation_checkpointing"] = to_string(c.recompute);
   j["flash_attention"] = c.flash_attention;
   j["zero_init"] = c.zero_init;
@@ -63,6 +64,8 @@ void read_layout_fields(io::ObjectReader& r, StrategyConfig& c) {
   if (std::optional<io::ObjectReader> o = r.optional_object("offload")) {
     c.offload.optimizer = o->optional_enum("optimizer", kOffloadTargetNames).value_or(OffloadTarget::none);
     c.offload.params = o->optional_enum("params", kOffloadTargetNames).value_or(OffloadTarget::none);
+    c.offload.activations = o->optional_enum("activations", kOffloadTargetNames).value_or(OffloadTarget::none);
+    if (c.offload.activations == OffloadTarget::nvme) o->fail("activations", "none or cpu (activations go to pinned host memory)");
     o->finish();
   }
   c.recompute = r.optional_enum("activation_checkpointing", kRecomputeNames).value_or(Recompute::none);

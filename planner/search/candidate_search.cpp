@@ -90,7 +90,8 @@ struct GroupResult {
 using Markets = std::array<std::optional<RunMarket>, std::size(kPricingNames)>;
 
 bool lighter_or_equal(const StrategyConfig& a, const StrategyConfig& b) {
-  return a.recompute <= b.recompute && a.offload.optimizer <= b.offload.optimizer && a.offload.params <= b.offload.params;
+  return a.recompute <= b.recompute && a.offload.optimizer <= b.offload.optimizer && a.offload.params <= b.offload.params &&
+         a.offload.activations <= b.offload.activations;
 }
 
 // The GPU memory of a config never falls as it gets lighter (less recompute, less offload) or its

@@ -27,6 +27,7 @@ std::string strategy_text(const StrategyConfig& c) {
   s += to_string(c.sharding);
   if (c.offload.optimizer != OffloadTarget::none) s += " + optimizer on " + to_string(c.offload.optimizer);
   if (c.offload.params != OffloadTarget::none) s += " + params on " + to_string(c.offload.params);
+  if (c.offload.activations != OffloadTarget::none) s += " + activations on " + to_string(c.offload.activations);
   if (c.recompute != Recompute::none) s += ", " + to_string(c.recompute) + " recompute";
   return s;
 }

@@ -101,7 +101,6 @@ Setup setup_of(const CsvRow& row, const Catalog& catalog, const fs::path& dir) {
   const bool hf_stack = framework == "transformers" || framework == "deepspeed" || framework == "trl";
   if (!hf_stack) r.stated("master_weights", "fp32 master weights not stated");
   if (cell(row, "activation_checkpointing") == "unsloth") r.refuse("Unsloth's offloaded checkpointing not modelled");
-  if (cell(row, "activation_offload") == "cpu") r.refuse("activation offloading not modelled");
   if (cell(row, "measured_kind") == "fit_limit") r.refuse("a context limit, not a peak");
   if (cell(row, "ran") == "true" && row.empty("measured_peak_gib")) r.refuse("no peak published");
   const std::optional<std::int64_t> seq = leading_integer(cell(row, "seq_len"));
@@ -156,6 +155,7 @@ Setup setup_of(const CsvRow& row, const Catalog& catalog, const fs::path& dir) {
   c.recompute = ac == "full" ? Recompute::full : ac == "none" ? Recompute::none : Recompute::selective;
   c.micro_batch = micro;
   c.grad_accum = accum;
+  c.offload.activations = cell(row, "activation_offload") == "cpu" ? OffloadTarget::cpu : OffloadTarget::none;
   const std::int64_t dp = gpus / (c.parallelism.tp * c.parallelism.pp * c.parallelism.cp);
   job.global_batch_sequences = std::max<std::int64_t>(1, dp) * micro * accum;
   job.tokens = 1e12;
@@ -169,6 +169,7 @@ Setup setup_of(const CsvRow& row, const Catalog& catalog, const fs::path& dir) {
   run->config.recompute = c.recompute;
   run->config.micro_batch = c.micro_batch;
   run->config.grad_accum = c.grad_accum;
+  run->config.offload = c.offload;
   return {std::move(run), ""};
 }
 

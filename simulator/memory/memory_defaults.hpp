@@ -11,6 +11,12 @@ namespace preflight::memory_defaults {
 // be optimistic.
 constexpr double kCudaContextBytes = 512.0 * kMiB;
 
+// Activation offloading keeps about two layers' saved tensors on the GPU: the one its forward is
+// producing (or its backward consuming) and the one crossing the host link beside it, a layer ahead
+// (torchtune's OffloadActivations prefetches the next layer's tensors on a side stream; PyTorch's
+// save_on_cpu copies each as it is saved).
+constexpr double kActivationOffloadLayersOnGpu = 2.0;
+
 // cuBLAS/cuBLASLt workspace: 32 MiB per handle on Hopper (cuBLAS docs, "cublasSetWorkspace"),
 // one handle for the compute stream and one for a side stream.
 constexpr double kCublasWorkspaceBytes = 64.0 * kMiB;

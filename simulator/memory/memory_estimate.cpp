@@ -151,6 +151,16 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   g.grad_buffers = states.grad_buffers;
   g.optimizer = states.optimizer;
   g.activations = act.layers_total;
+  // Offloaded activations: what stays on the GPU is the layer being produced or consumed and the one
+  // in flight over the host link beside it; the rest waits in pinned host memory.
+  double offloaded = 0.0;
+  double kept = 0.0;
+  if (c.offload.activations == OffloadTarget::cpu) {
+    const double stored = act.layers_total - act.recompute_working - act.outside_layers;
+    kept = std::min(stored, md::kActivationOffloadLayersOnGpu * act.per_layer_stored);
+    offloaded = stored - kept;
+    g.activations -= offloaded;
+  }
   g.logits = act.logits;
   g.comm_buffers = states.comm_buffers + (world > 1.0 ? md::kNcclBufferBytes : 0.0) + context_parallel_buffer_bytes(w, c);
   g.cuda_context = md::kCudaContextBytes;
@@ -170,8 +180,10 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
     g.optimizer -= e.paged_out_bytes;
   }
   e.peak_bytes = g.total();
-  e.peak_floor_bytes = e.peak_bytes - g.gathered_params - act.recompute_working;
-  e.host_bytes_per_node = host_bytes_per_node(footprint, states, layout) + e.paged_out_bytes * node.gpus_per_node;
+  // Offloaded, even the layers kept may have left by the time the head runs.
+  e.peak_floor_bytes = e.peak_bytes - g.gathered_params - act.recompute_working - kept;
+  e.host_bytes_per_node = host_bytes_per_node(footprint, states, layout) + (e.paged_out_bytes + offloaded) * node.gpus_per_node;
+  e.offloaded_activation_bytes = offloaded;
   e.host_capacity_bytes = node.host_memory_bytes;
   e.nvme_bytes_per_node = states.nvme_bytes * node.gpus_per_node;
   e.nvme_capacity_bytes = node.local_nvme_bytes;

@@ -53,6 +53,8 @@ struct MemoryEstimate {
   // step's peak would not fit with them; `gpu.optimizer` is what stays. Each step moves them in for the
   // optimizer and out again for the next forward's activations.
   double paged_out_bytes = 0.0;
+  // offload.activations: the activations waiting in pinned host memory at the peak (per GPU).
+  double offloaded_activation_bytes = 0.0;
 
   bool fits_gpu() const { return peak_bytes <= usable_bytes; }
   bool fits_host() const { return host_bytes_per_node <= host_capacity_bytes; }

@@ -81,6 +81,10 @@ inline int data_parallel_degree(const Parallelism& layout, int gpus) { return gp
 struct Offload {
   OffloadTarget optimizer = OffloadTarget::none;
   OffloadTarget params = OffloadTarget::none;
+  // offload.activations: the tensors autograd saves go to pinned host memory as each layer's forward
+  // ends and come back a layer ahead of its backward (torch.autograd.graph.save_on_cpu, torchtune's
+  // enable_activation_offloading, Megatron-Core's cpu_offloading); none or cpu.
+  OffloadTarget activations = OffloadTarget::none;
 };
 
 // How checkpoints are written: synchronously (training waits for the write) or asynchronously (a

@@ -30,6 +30,7 @@ struct Pass {
   std::optional<engine::TaskId> chain;        // the last compute task
   std::optional<engine::TaskId> gather_prev;  // the last all-gather (the collective stream's order)
   std::vector<engine::TaskId> computed;       // compute tasks in order, to bound prefetch to one layer ahead
+  std::vector<std::optional<engine::TaskId>> offloaded;  // by layer: its activations' copy to the host (offload.activations)
 };
 
 class GraphWriter {

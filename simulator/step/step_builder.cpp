@@ -28,8 +28,10 @@ StepBuilder::StepBuilder(const StepInputs& in, StepGraph recycled)
   // from the whole step's accumulation, also when simulate_step builds a shortened graph). Paired
   // micro-batches hold about one between them (the forward stores a layer as the backward beside it
   // frees one), which the timeline tracks itself.
+  // Offloaded, the other micro-batches' activations wait on the host.
+  const bool offloaded = c_.config.offload.activations != OffloadTarget::none;
   g_.graph().graph.resident_bytes = m.total() - m.activations - m.logits - m.gathered_params +
-                                    (in.memory.in_flight_micro_batches - 1.0) * c_.activations.per_layer_stored *
+                                    (offloaded ? 0.0 : in.memory.in_flight_micro_batches - 1.0) * c_.activations.per_layer_stored *
                                         static_cast<double>(c_.stages.layers_per_stage);
   // Megatron runs the tensor-parallel collectives on the compute stream (what its userbuffer overlap
   // leaves of them, or all): beside another micro-batch's pass they hold the stream, they hide behind nothing.
@@ -91,8 +93,17 @@ void StepBuilder::forward_layer(Pass& p, int l, std::optional<TaskId> start, dou
   const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather fwd", start);
   // Under --tp-comm-overlap what the GEMMs hide slows the pass hiding it (its chunks' copies and
   // reductions share the GPU with the GEMMs, as any overlapped collective does).
-  compute(p, TaskKind::compute, "forward", l, c_.layer.forward, slowdown * tp_.compute_slowdown(false),
-          c_.activations.per_layer_stored, gathered, ready, host);
+  const TaskId fwd = compute(p, TaskKind::compute, "forward", l, c_.layer.forward, slowdown * tp_.compute_slowdown(false),
+                             c_.activations.per_layer_stored, gathered, ready, host);
+  if (c_.config.offload.activations != OffloadTarget::none) {
+    // The layer's saved tensors leave for the host as its forward ends, freeing their GPU memory.
+    const double stored = c_.activations.per_layer_stored;
+    const TaskId out = g_.add(TaskKind::copy, "activations to host", l, g_.resources().d2h,
+                              stored / c_.machine.device_to_host_bytes_per_second(), 0.0, stored);
+    g_.after(out, fwd);
+    if (p.offloaded.size() <= static_cast<std::size_t>(l)) p.offloaded.resize(static_cast<std::size_t>(l) + 1);
+    p.offloaded[static_cast<std::size_t>(l)] = out;
+  }
   cp_.sync(p, l);
   tp_.sync(p, l);
   ep_.sync(p, l);
@@ -107,10 +118,21 @@ void StepBuilder::backward_layer(Pass& p, int l, std::optional<TaskId> start, do
   const double freed = c_.activations.per_layer_stored + (full ? c_.activations.recompute_working : 0.0) +
                        (sharded ? c_.gathered_bytes() : 0.0);
   const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather bwd", start);
+  // Offloaded activations come back a layer ahead of their backward (after the compute two tasks
+  // back), each when its copy out has ended.
+  std::optional<TaskId> back;
+  if (c_.config.offload.activations != OffloadTarget::none && static_cast<std::size_t>(l) < p.offloaded.size()) {
+    const double stored = c_.activations.per_layer_stored;
+    back = g_.add(TaskKind::copy, "activations to device", l, g_.resources().h2d,
+                  stored / c_.machine.host_to_device_bytes_per_second(), stored, 0.0);
+    g_.after(*back, p.offloaded[static_cast<std::size_t>(l)]);
+    if (p.computed.size() >= 2) g_.after(*back, p.computed[p.computed.size() - 2]);
+  }
   if (recompute != nullptr) {
     const double host = full ? f.layer_backward_with_recompute_seconds - f.layer_backward_seconds : 0.0;
-    compute(p, TaskKind::recompute, "recompute", l, *recompute, slowdown * tp_.recompute_slowdown(),
-            full ? c_.activations.recompute_working : 0.0, 0.0, ready, host);
+    const TaskId again = compute(p, TaskKind::recompute, "recompute", l, *recompute, slowdown * tp_.recompute_slowdown(),
+                                 full ? c_.activations.recompute_working : 0.0, 0.0, ready, host);
+    g_.after(again, back);
     if (full) {
       cp_.sync(p, l);  // the recomputed attention runs the ring again
       tp_.sync(p, l);
@@ -120,6 +142,7 @@ void StepBuilder::backward_layer(Pass& p, int l, std::optional<TaskId> start, do
   const TaskId bwd =
       compute(p, TaskKind::compute, "backward", l, c_.layer.backward, slowdown * tp_.compute_slowdown(true), 0.0, freed,
               ready, f.layer_backward_seconds);
+  g_.after(bwd, back);
   cp_.sync(p, l, true);
   tp_.sync(p, l, true);
   ep_.sync(p, l, true);
