@@ -4,6 +4,7 @@
 
 #include "planner/scenario/strategy_config_reader.hpp"
 #include "simulator/spec/errors.hpp"
+#include "simulator/model/stack_habits.hpp"
 #include "simulator/model/stage_layout.hpp"
 
 namespace preflight {
@@ -87,7 +88,7 @@ class Climber {
     if (state_.recompute >= level) return;
     StrategyConfig c = state_;
     c.recompute = level;
-    if (level == Recompute::selective && c.flash_attention) {
+    if (level == Recompute::selective && c.flash_attention && selective_recompute(c.framework) == SelectiveRecompute::attention_core) {
       ladder_.skipped.push_back("2. selective checkpointing frees nothing with flash attention (scores are never stored)");
       return;
     }

@@ -87,12 +87,34 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
 
 }  // namespace
 
+double every_other_matmul_bytes_per_token(const ModelSpec& m, const ActivationInputs& in) {
+  const double a = activation_bytes(in.precision);
+  const double tp = static_cast<double>(in.tp);
+  const double sp = in.sequence_parallel ? tp : 1.0;
+  const double h = static_cast<double>(m.hidden);
+  // The checkpoint's input (sequence-parallel when tp splits the sequence), wq's and wv's outputs, the
+  // attention's output and fp32 log-sum-exp (split by heads).
+  double bytes = a * h / sp + (a * static_cast<double>(m.q_dim() + m.v_dim() + m.attention_out_dim()) +
+                               4.0 * static_cast<double>(m.heads)) / tp;
+  if (m.is_moe()) {
+    // The experts' grouped matmuls are not aten.mm: recomputed; the router's logits (its mm) are kept.
+    bytes += 4.0 * static_cast<double>(m.experts) / sp;
+    if (m.shared_intermediate > 0) bytes += a * static_cast<double>(m.shared_intermediate) / tp + a * h;
+  } else {
+    // w1's output (w3 recomputed between them; fc1 alone for a GELU MLP) and w2's: before the
+    // row-parallel reduction each rank holds its partial sum over all its tokens, whole.
+    bytes += a * static_cast<double>(m.intermediate) / tp + (m.mlp == MlpKind::gated ? a * h : 0.0);
+  }
+  return bytes;
+}
+
 ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig& c, const StackHabits& stack) {
   ActivationInputs in;
   in.seq_len = job.seq_len / c.parallelism.cp;  // context parallelism: this rank's share of each sequence
   in.micro_batch = c.micro_batch;
   in.precision = job.precision;
   in.recompute = c.recompute;
+  in.selective = stack.selective;
   in.flash_attention = stack.attention != AttentionKernel::eager;
   in.fused_activation = stack.fused_elementwise;
   in.loss_kept_bytes_per_logit = stack.loss.kept_bytes_per_logit;
@@ -119,7 +141,15 @@ ActivationMemory activation_memory(const Workload& w, const ActivationInputs& in
   ActivationMemory mem;
   switch (in.recompute) {
     case Recompute::none: mem.per_layer_stored = full_layer; break;
-    case Recompute::selective: mem.per_layer_stored = (t.rest + t.outside) * tokens; break;
+    case Recompute::selective:
+      if (in.selective == SelectiveRecompute::every_other_matmul) {
+        // Backward rebuilds the rest of one layer at once from what was kept.
+        mem.per_layer_stored = std::min(full_layer, every_other_matmul_bytes_per_token(m, in) * tokens);
+        mem.recompute_working = full_layer - mem.per_layer_stored;
+      } else {
+        mem.per_layer_stored = (t.rest + t.outside) * tokens;
+      }
+      break;
     case Recompute::full:
       // Only each layer's input is kept (Korthikanti: 2sbh); backward rebuilds one layer at a time.
       mem.per_layer_stored = a * static_cast<double>(m.hidden) * tokens / sp;

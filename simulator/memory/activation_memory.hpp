@@ -17,6 +17,7 @@ struct ActivationInputs {
   std::int64_t micro_batch = 1;
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::none;
+  SelectiveRecompute selective = SelectiveRecompute::attention_core;  // what `selective` keeps on this stack
   bool flash_attention = true;       // a fused attention kernel: no score matrix kept
   // A fused gated activation (Megatron-Core's bias_swiglu_impl, torch.compile's Inductor): it keeps
   // gate and up for its backward and recomputes act(gate), where eager PyTorch keeps that too.
@@ -37,7 +38,7 @@ struct ActivationInputs {
 
 struct ActivationMemory {
   double per_layer_stored = 0.0;     // what one layer keeps until its backward, under the recompute policy
-  double recompute_working = 0.0;    // one layer's full activations, rebuilt during its backward
+  double recompute_working = 0.0;    // what one layer rebuilds at once during its backward (full or op-level recompute)
   double outside_layers = 0.0;       // final norm and lm_head inputs
   double logits = 0.0;               // lm_head output and the fp32 loss buffers
   double layers_total = 0.0;         // per_layer_stored * layers in flight + recompute_working + outside_layers
@@ -50,6 +51,10 @@ ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig&
 
 // Bytes one layer keeps per token without any recompute (the 34h + 5as of Korthikanti for GPT).
 double layer_activation_bytes_per_token(const Workload& workload, const ActivationInputs& in);
+
+// Bytes one layer keeps per token under torchtitan's selective "op" checkpointing: the block's input,
+// the outputs of every other matmul (Llama's wq, wv, w1, w2) and the attention's output and log-sum-exp.
+double every_other_matmul_bytes_per_token(const ModelSpec& model, const ActivationInputs& in);
 
 ActivationMemory activation_memory(const Workload& workload, const ActivationInputs& in);
 

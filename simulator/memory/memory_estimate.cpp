@@ -133,6 +133,8 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   layout.megatron_fsdp = c.framework == Framework::megatron && layout.scheme.engine == Engine::fsdp;
   layout.expert_parallel = static_cast<double>(c.parallelism.ep * c.parallelism.expert_tp()) / static_cast<double>(c.parallelism.tp);
   layout.optimizer_in_backward = job.optimizer_in_backward;
+  layout.stays_gathered = c.framework == Framework::torchtitan && c.parallelism.pp > 1 && layout.scheme.engine == Engine::fsdp;
+  layout.fp32_reduce = stack.fp32_gradient_reduce;
 
   const ParameterFootprint footprint = stage_footprint(w.footprint(), stages);
   const ModelStateMemory states = model_state_memory(footprint, w.state_bytes(), layout);
@@ -190,6 +192,8 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   e.dp_degree = dp;
   e.gradient_group = replicas;
   e.in_flight_micro_batches = act_in.in_flight_micro_batches;
+  e.gathered_stay = layout.scheme.engine == Engine::fsdp && !layout.megatron_fsdp && g.gathered_params > 0.0 &&
+                    (layout.scheme.stage != 3 || layout.stays_gathered);
   e.shard_degree = layout.shard_degree;
   return e;
 }

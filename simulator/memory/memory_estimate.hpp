@@ -45,6 +45,9 @@ struct MemoryEstimate {
   double gradient_group = 1.0;  // GPUs holding the same weights, over which gradients reduce: dp x cp
   double shard_degree = 1.0;
   double in_flight_micro_batches = 1.0;  // micro-batches whose activations a pipeline stage holds at once
+  // gpu.gathered_params stay allocated through the whole step (FSDP's SHARD_GRAD_OP, FSDP2 beside
+  // pipelining) rather than one unit gathered around its use.
+  bool gathered_stay = false;
   // What the step's timeline holds for certain when the first micro-batch's head starts (see
   // timeline_peak_floor below): no simulated peak is lower. `peak_bytes` less the gathered ZeRO-3
   // units and full recompute's working layer, the only parts that may not be allocated by then.

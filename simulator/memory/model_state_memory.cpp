@@ -97,10 +97,14 @@ ModelStateMemory fsdp(const ParameterFootprint& f, const StateBytes& b, const Sh
   const double unit = f.layer_params;
   const double w = f.compute_weight_bytes;
   const double unit_grads = f.frozen_base ? 0.0 : w * unit;  // a block's unreduced gradients
-  if (l.scheme.stage == 3) {
+  if (l.scheme.stage == 3 && !l.stays_gathered) {
     // The root unit stays gathered through forward and backward; the running block and the one
     // prefetched next are gathered, and the running block's unreduced gradients exist.
     m.gathered_params = gathered_blocks_bytes(f);
+  } else if (l.stays_gathered) {
+    // Beside pipelining every unit of the stage stays gathered, and its unsharded gradients accumulate.
+    const double grads = f.frozen_base ? 0.0 : (l.fp32_reduce ? std::max(4.0, b.grads) : b.grads) * p;
+    m.gathered_params = w * p + f.frozen_bytes + grads;
   } else {
     // SHARD_GRAD_OP keeps every unit gathered from forward to the end of backward.
     m.gathered_params = w * p + f.frozen_bytes + unit_grads;

@@ -30,6 +30,12 @@ struct ShardingLayout {
   // training.optimizer_in_backward: each parameter (each FSDP unit's shard) is stepped and its gradient
   // freed as the gradient is ready, so only the gradients of the module in backward exist at once.
   bool optimizer_in_backward = false;
+  // FSDP2 beside pipeline parallelism as torchtitan runs it: no resharding after forward (its "default"
+  // fsdp_reshard_after_forward under pp), and the stage's unsharded gradients accumulated over the
+  // micro-batches (torch.distributed.pipelining turns FSDP's gradient sync off until the last backward),
+  // in fp32 where the stack reduces in fp32 (FSDP2 upcasts the accumulated gradient to reduce_dtype).
+  bool stays_gathered = false;
+  bool fp32_reduce = false;
 };
 
 struct ModelStateMemory {

@@ -53,7 +53,9 @@ LossHabits loss_habits(Framework f, bool torch_compile) {
       return {0.0, 2.0, 4.0};
     case Framework::transformers:
     case Framework::torchtitan:
-      if (torch_compile) {
+      // torchtitan compiles each transformer block, not the loss ("compiling loss function causes CUDA
+      // errors, turning off for now": train.py through 2025), so its loss counts as eager.
+      if (torch_compile && f == Framework::transformers) {
         // Inductor fuses the upcast into the softmax's reductions: two reads of the 16-bit logits
         // forward, one read and one write backward, nothing kept beside them.
         return {0.0, 4.0, 4.0};
@@ -105,6 +107,7 @@ StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash
   // and Qwen3 recipes do (scripts/performance/configs: moe_flex_dispatcher_backend); its kernels send
   // each token to a node once and forward it over NVLink (DeepSeek-V3 technical report, 3.2.2).
   h.dispatch_once_per_node = framework == Framework::megatron;
+  h.selective = selective_recompute(framework);
   return h;
 }
 

@@ -20,6 +20,14 @@ struct LossHabits {
   double backward_bytes_per_logit = 0.0;  // and of its backward, down to the lm_head output's gradient
 };
 
+// What the stack's selective activation checkpointing keeps. Megatron's (Korthikanti et al. 2022, its
+// --recompute-granularity selective) drops the attention core alone, which a fused attention kernel
+// never stored. torchtitan's selective "op" policy (torchtitan/models/llama3/parallelize_llama.py,
+// _save_list and _custom_policy) saves the outputs of every other matmul of a block (q, v, w1 and w2 of
+// Llama's wq, wk, wv, wo, w1, w3, w2), the attention kernel's output and log-sum-exp, and recomputes the
+// rest from the block's input: the norms, rotary, the activation and the other matmuls.
+enum class SelectiveRecompute { attention_core, every_other_matmul };
+
 struct StackHabits {
   Framework framework = Framework::transformers;
   AttentionKernel attention = AttentionKernel::flash2;  // resolved: never `automatic`
@@ -34,7 +42,13 @@ struct StackHabits {
   // node holding its experts and fans it out over NVLink there, the combine the reverse (DeepEP's
   // and HybridEP's kernels behind Megatron-Core's flex dispatcher), instead of once per expert.
   bool dispatch_once_per_node = false;
+  SelectiveRecompute selective = SelectiveRecompute::attention_core;
 };
+
+// The stack's selective checkpointing policy (see SelectiveRecompute).
+constexpr SelectiveRecompute selective_recompute(Framework framework) {
+  return framework == Framework::torchtitan ? SelectiveRecompute::every_other_matmul : SelectiveRecompute::attention_core;
+}
 
 // The stack's habits for a job on a GPU generation. `flash_attention` false forces unfused attention.
 StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash_attention, GpuArchitecture arch);

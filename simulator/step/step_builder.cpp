@@ -1,5 +1,6 @@
 #include "simulator/step/step_builder.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "simulator/step/optimizer_step.hpp"
@@ -30,7 +31,8 @@ StepBuilder::StepBuilder(const StepInputs& in, StepGraph recycled)
   // frees one), which the timeline tracks itself.
   // Offloaded, the other micro-batches' activations wait on the host.
   const bool offloaded = c_.config.offload.activations != OffloadTarget::none;
-  g_.graph().graph.resident_bytes = m.total() - m.activations - m.logits - m.gathered_params +
+  // Units that stay gathered through the step (SHARD_GRAD_OP, FSDP2 beside pipelining) are resident too.
+  g_.graph().graph.resident_bytes = m.total() - m.activations - m.logits - (in.memory.gathered_stay ? 0.0 : m.gathered_params) +
                                     (offloaded ? 0.0 : in.memory.in_flight_micro_batches - 1.0) * c_.activations.per_layer_stored *
                                         static_cast<double>(c_.stages.layers_per_stage);
   // Megatron runs the tensor-parallel collectives on the compute stream (what its userbuffer overlap
@@ -115,8 +117,10 @@ void StepBuilder::backward_layer(Pass& p, int l, std::optional<TaskId> start, do
   const bool sharded = c_.scheme.stage == 3;
   const bool full = c_.config.recompute == Recompute::full;
   const PassCost* recompute = c_.recompute_pass();
-  const double freed = c_.activations.per_layer_stored + (full ? c_.activations.recompute_working : 0.0) +
-                       (sharded ? c_.gathered_bytes() : 0.0);
+  // What recompute rebuilds of the layer (all of it under full, the rest of torchtitan's op policy)
+  // lives from the recompute to the end of the layer's backward.
+  const double rebuilt = c_.activations.recompute_working;
+  const double freed = c_.activations.per_layer_stored + rebuilt + (sharded ? c_.gathered_bytes() : 0.0);
   const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather bwd", start);
   // Offloaded activations come back a layer ahead of their backward (after the compute two tasks
   // back), each when its copy out has ended.
@@ -129,9 +133,13 @@ void StepBuilder::backward_layer(Pass& p, int l, std::optional<TaskId> start, do
     if (p.computed.size() >= 2) g_.after(*back, p.computed[p.computed.size() - 2]);
   }
   if (recompute != nullptr) {
-    const double host = full ? f.layer_backward_with_recompute_seconds - f.layer_backward_seconds : 0.0;
+    // The host issues the recomputed kernels as it issued the forward's (a share of them under the op policy).
+    const double issued = c_.layer.forward.kernels > 0 ? static_cast<double>(recompute->kernels) / c_.layer.forward.kernels : 1.0;
+    const double host = full || recompute == &c_.every_other_matmul_recompute
+                            ? (f.layer_backward_with_recompute_seconds - f.layer_backward_seconds) * std::min(1.0, issued)
+                            : 0.0;
     const TaskId again = compute(p, TaskKind::recompute, "recompute", l, *recompute, slowdown * tp_.recompute_slowdown(),
-                                 full ? c_.activations.recompute_working : 0.0, 0.0, ready, host);
+                                 rebuilt, 0.0, ready, host);
     g_.after(again, back);
     if (full) {
       cp_.sync(p, l);  // the recomputed attention runs the ring again

@@ -31,6 +31,8 @@ struct StepContext {
   LayerCost layer;
   LayerCost head;
   ActivationMemory activations;
+  // What torchtitan's selective "op" checkpointing re-runs of a layer's forward (see recompute_pass).
+  PassCost every_other_matmul_recompute;
   CollectiveGroup world;  // the data-parallel group (with the context-parallel ranks: the gradients' group)
   CollectiveGroup shard;  // the GPUs the states are sharded over
 
@@ -44,13 +46,17 @@ struct StepContext {
     return reduced * footprint.trainable / static_cast<double>(stages.layers_per_stage);
   }
   // One gathered ZeRO-3/FSDP unit: the memory model counts the running unit and the prefetched one.
-  double gathered_bytes() const { return in.memory.gpu.gathered_params / 2.0; }
+  // None where the units stay gathered through the step (counted resident).
+  double gathered_bytes() const { return in.memory.gathered_stay ? 0.0 : in.memory.gpu.gathered_params / 2.0; }
   // One micro-batch's activation (or its gradient) as it crosses a layer boundary, 16-bit unless fp32
   // (this rank's share of the sequence under context parallelism).
   double boundary_activation_bytes() const;
   // The forward work activation checkpointing repeats per layer in backward (null: none).
   const PassCost* recompute_pass() const;
-  double recompute_seconds() const { return recompute_pass() != nullptr ? recompute_pass()->seconds : 0.0; }
+  double recompute_seconds() const {
+    const PassCost* pass = recompute_pass();
+    return pass != nullptr ? pass->seconds : 0.0;
+  }
   // How much longer `compute` seconds of work take while `comm` seconds of collectives overlap them
   // (NCCL's kernels take SMs and HBM bandwidth from it): the overlapped share times the slowdown.
   double overlap_slowdown(double comm, double compute) const;

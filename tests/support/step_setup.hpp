@@ -16,6 +16,16 @@
 
 namespace preflight::test {
 
+// One step of `workload` on `machine` under `config`, its memory estimated without headroom.
+inline StepInputs step_inputs(const Workload& workload, const Machine& machine, const StrategyConfig& config) {
+  StepInputs in;
+  in.workload = &workload;
+  in.machine = &machine;
+  in.config = config;
+  in.memory = estimate_memory(workload, config, machine.node(), 0.0);
+  return in;
+}
+
 class StepSetup {
  public:
   const Workload& workload(const ModelSpec& model, const TrainingJob& job) {

@@ -10,6 +10,7 @@
 #include "simulator/model/workload.hpp"
 #include "simulator/step/step_graph.hpp"
 #include "support/fixtures.hpp"
+#include "support/step_setup.hpp"
 
 namespace preflight {
 namespace {
@@ -33,11 +34,7 @@ Offloaded run(OffloadTarget activations) {
   c.recompute = Recompute::full;
   c.micro_batch = 1;
   c.offload.activations = activations;
-  StepInputs in;
-  in.workload = &w;
-  in.machine = &machine;
-  in.config = c;
-  in.memory = estimate_memory(w, c, node, 0.0);
+  const StepInputs in = test::step_inputs(w, machine, c);
   return {in.memory, simulate_step(in)};
 }
 
