@@ -40,9 +40,9 @@ void adapter(ForeignObject& a, ImportedSetup& setup) {
   }
   a.ignore(setup, {"lora_alpha", "lora_fan_in_fan_out", "peft_use_rslora"}, "scales the adapters' update: no effect on memory or step time");
   a.ignore(setup, {"peft_use_dora"}, "not modelled: DoRA's magnitude vectors (a vector per adapted layer: a few MB)");
-  a.ignore(setup, {"lora_modules_to_save"},
-           "not modelled: modules trained in full beside the adapters (their gradients and optimizer states are not counted: "
-           "memory is underestimated, by ~16 bytes per parameter of embed_tokens or lm_head)");
+  if (const nlohmann::json* m = a.take("lora_modules_to_save"); m != nullptr && !m->is_null()) {
+    setup.set("training.lora.modules_to_save", m->is_string() ? nlohmann::json::array({*m}) : *m, a.file(), "lora_modules_to_save");
+  }
 }
 
 void precision(ForeignObject& a, ImportedSetup& setup) {

@@ -101,6 +101,10 @@ void adapters(ForeignObject& a, ImportedSetup& setup) {
     if (const nlohmann::json* t = a.take("lora_target_modules"); t != nullptr && !t->is_null()) {
       setup.set("training.lora.targets", t->is_string() ? nlohmann::json::array({*t}) : *t, a.file(), a.key_of("lora_target_modules"));
     }
+    if (const nlohmann::json* m = a.take("lora_modules_to_save"); m != nullptr && !m->is_null()) {
+      setup.set("training.lora.modules_to_save", m->is_string() ? nlohmann::json::array({*m}) : *m, a.file(),
+                a.key_of("lora_modules_to_save"));
+    }
     a.ignore(setup, {"lora_alpha"}, "scales the adapters' update: no effect on memory or step time");
   } else if (peft) {
     setup.set("training.method", "full", a.file(), a.key_of("use_peft"));

@@ -58,6 +58,18 @@ std::vector<std::string> expand_target(const std::string& t) {
   return {};
 }
 
+// A module PEFT's modules_to_save trains in full, by the names the families give it: the token
+// embedding or the output head (nothing else of a causal LM is worth a copy: norms are vectors).
+std::optional<std::string> saved_module_name(const std::string& name) {
+  for (const char* embedding : {"embed_tokens", "wte", "embed_in", "word_embeddings", "tok_embeddings"}) {
+    if (name == embedding) return "embed_tokens";
+  }
+  for (const char* head : {"lm_head", "embed_out", "output"}) {
+    if (name == head) return "lm_head";
+  }
+  return std::nullopt;
+}
+
 LoraSpec read_lora(ObjectReader& r) {
   LoraSpec lora;
   lora.targets = linear_names();  // QLoRA paper: adapters on all linear layers match full fine-tuning
@@ -81,6 +93,18 @@ LoraSpec read_lora(ObjectReader& r) {
       for (const std::string& e : expanded) {
         if (std::find(lora.targets.begin(), lora.targets.end(), e) == lora.targets.end()) lora.targets.push_back(e);
       }
+    }
+  }
+  if (l->has("modules_to_save")) {
+    const std::vector<std::string> given = l->string_list("modules_to_save");
+    for (std::size_t i = 0; i < given.size(); ++i) {
+      const std::optional<std::string> module = saved_module_name(given[i]);
+      if (!module) {
+        throw InputError(l->file(), l->path_of("modules_to_save") + "[" + std::to_string(i) + "]", "\"" + given[i] + "\"",
+                         "embed_tokens or lm_head (or their names in other families: wte, embed_in, word_embeddings, "
+                         "tok_embeddings; embed_out, output)");
+      }
+      if (!lora.trains(*module)) lora.modules_to_save.push_back(*module);
     }
   }
   l->finish();

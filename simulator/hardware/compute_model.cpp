@@ -450,7 +450,9 @@ LayerCost head_cost(const ModelSpec& m, const LayerCostInputs& in, const DeviceR
   // Embedding gather (and scatter-add in backward), the last block's residual add and the final norm.
   streaming(c, 2.0 * a * st * h, 2.0 * a * st * h, r, elementwise(false));
   residual_and_norm(c, st * h, a, fused, r);
-  half_linear(c, t, h, v, a, in.frozen_weights, r);  // lm_head stays 16-bit in fp8 recipes
+  // lm_head stays 16-bit in fp8 recipes; LoRA's modules_to_save may train it (its weight gradient).
+  const bool head_frozen = in.frozen_weights && !(in.lora != nullptr && in.lora->trains("lm_head"));
+  half_linear(c, t, h, v, a, head_frozen, r);
   const LossHabits& loss = in.stack.loss;
   const Shares loss_kernels = loss.kept_bytes_per_logit > 0.0 ? elementwise(false) : elementwise(true);
   streaming(c, t * v * loss.forward_bytes_per_logit, t * v * loss.backward_bytes_per_logit, r, loss_kernels);

@@ -76,6 +76,28 @@ double lora_parameters(const ModelSpec& model, const LoraSpec& lora) {
   return total;
 }
 
+double saved_module_parameters(const ModelSpec& model, const LoraSpec& lora) {
+  // Each copy is the whole table (vocab x hidden), also where the base ties the head to the
+  // embedding: PEFT's ModulesToSaveWrapper deep-copies the module it wraps.
+  return static_cast<double>(lora.modules_to_save.size()) * static_cast<double>(model.vocab) * static_cast<double>(model.hidden);
+}
+
+namespace {
+
+// What a modules_to_save copy's states weigh against an adapter's, per parameter: the copy is in the
+// base's dtype with its optimizer states like it (torch's AdamW creates them like the parameter), an
+// adapter in fp32 under mixed precision (PEFT's autocast_adapter_dtype) or in the base's dtype in pure
+// 16-bit training. The footprint counts the copies in adapter-parameter equivalents, so that every
+// state (weights, gradients, moments) comes out at the copy's own width.
+double copy_share(const TrainingJob& job) {
+  const auto per_parameter = [](const StateBytes& b) { return b.weights + b.grads + b.optimizer(); };
+  const StateBytes adapter = state_bytes(job.precision, job.optimizer, job.master_weights, job.master_weights);
+  const StateBytes copy = state_bytes(job.precision, job.optimizer, false, false);
+  return per_parameter(copy) / per_parameter(adapter);
+}
+
+}  // namespace
+
 ParameterFootprint parameter_footprint(const ModelSpec& model, const ParameterCount& count, const TrainingJob& job) {
   const double total = static_cast<double>(count.total());
   const double weight_bytes = job.precision == Precision::fp32 ? 4.0 : 2.0;
@@ -107,6 +129,7 @@ ParameterFootprint parameter_footprint(const ModelSpec& model, const ParameterCo
       break;
     }
   }
+  if (job.method != Method::full) f.trainable += saved_module_parameters(model, job.lora) * copy_share(job);
   return f;
 }
 

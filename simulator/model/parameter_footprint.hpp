@@ -52,4 +52,7 @@ ParameterFootprint parameter_footprint(const ModelSpec& model, const ParameterCo
 // Parameters LoRA adds for the job's rank and target modules.
 double lora_parameters(const ModelSpec& model, const LoraSpec& lora);
 
+// Parameters of the trainable copies of the modules LoRA also trains in full (modules_to_save).
+double saved_module_parameters(const ModelSpec& model, const LoraSpec& lora);
+
 }  // namespace preflight

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "simulator/spec/enum_names.hpp"
@@ -37,6 +38,15 @@ struct LoraSpec {
   std::int64_t rank = 16;
   double dropout = 0.0;  // PEFT's default lora_dropout
   std::vector<std::string> targets;  // Hugging Face module names, after alias expansion
+  // PEFT's modules_to_save: modules trained in full beside the adapters, "embed_tokens" and "lm_head"
+  // (after alias expansion), each a trainable copy in the base's dtype beside the frozen original.
+  std::vector<std::string> modules_to_save;
+  bool trains(std::string_view module) const {
+    for (const std::string& m : modules_to_save) {
+      if (m == module) return true;
+    }
+    return false;
+  }
 };
 
 struct TrainingJob {

@@ -110,6 +110,10 @@ const BadInput kCases[] = {
        s["training"]["method"] = "lora";
        s["training"]["lora"] = {{"rank", 8}, {"targets", {"qkv"}}};
        return ""; }, {"$.training.lora.targets[0]", "\"qkv\"", "q_proj"}},
+    {"bad_module_to_save", [](json& s) {
+       s["training"]["method"] = "lora";
+       s["training"]["lora"] = {{"rank", 8}, {"modules_to_save", {"lm_head", "score"}}};
+       return ""; }, {"$.training.lora.modules_to_save[1]", "\"score\"", "embed_tokens or lm_head"}},
     {"zero_max_nodes", [](json& s) { s["search"]["max_nodes"] = 0; return ""; }, {"$.search.max_nodes", "got 0"}},
     {"spot_on_owned_hardware", [](json& s) { s["config"] = {{"instance", "onprem/dgx-h100"}, {"pricing", "spot"}}; return ""; },
      {"$.config.pricing", "\"spot\"", "no spot price"}, "", "simulate"},
