@@ -52,6 +52,8 @@ void breakdown_table(std::ostringstream& out, const Evaluation& e) {
   if (e.peak_from_timeline) {
     t.add_row({"peak of the simulated step (at " + fixed(e.peak_seconds, 2) + " s)", gib(m.peak_bytes)});
   }
+  t.add_row({"  of it reserved by PyTorch's allocator", gib(m.reserved_bytes())});
+  t.add_row({"  of it allocated to tensors", gib(m.allocated_bytes())});
   out << t.render("  ");
   const double headroom = 1.0 - m.usable_bytes / m.capacity_bytes;
   out << "  capacity " << gib(m.capacity_bytes) << ", usable " << gib(m.usable_bytes) << " with "

@@ -16,7 +16,11 @@ std::int64_t bytes(double b) { return static_cast<std::int64_t>(std::llround(b))
 nlohmann::ordered_json memory_json(const MemoryEstimate& m, bool peak_from_timeline) {
   const MemoryBreakdown& g = m.gpu;
   nlohmann::ordered_json j;
-  j["peak_bytes"] = bytes(m.peak_bytes);
+  // The contract's peak_bytes is PyTorch's allocated peak; reserved_bytes adds the allocator's cache,
+  // device_bytes the CUDA context, NCCL's buffers and paged states beside it: what must fit.
+  j["peak_bytes"] = bytes(m.allocated_bytes());
+  j["reserved_bytes"] = bytes(m.reserved_bytes());
+  j["device_bytes"] = bytes(m.peak_bytes);
   j["peak_from"] = peak_from_timeline ? "simulated_timeline" : "sum_of_components";
   j["sum_of_components_bytes"] = bytes(g.total());
   j["capacity_bytes"] = bytes(m.capacity_bytes);

@@ -9,7 +9,6 @@
 #include "planner/validation/published_run.hpp"
 #include "planner/validation/validation_csv.hpp"
 #include "simulator/hardware/machine.hpp"
-#include "simulator/memory/memory_defaults.hpp"
 #include "simulator/memory/memory_estimate.hpp"
 #include "simulator/spec/errors.hpp"
 #include "simulator/spec/units.hpp"
@@ -177,14 +176,11 @@ Setup setup_of(const CsvRow& row, const Catalog& catalog, const fs::path& dir) {
 // reserved) see neither the CUDA context nor NCCL's own buffers, nor a paged optimizer's unified
 // memory; allocated and active do not see what the allocator keeps cached (fragmentation). A
 // source that does not say what it counted is taken as reserved, the middle of the three.
-double comparable_bytes(const StepSimulation& sim, const MemoryEstimate& m, const Workload& w, const std::string& kind,
-                        double world) {
-  if (kind == "nvidia-smi") return sim.peak_bytes;
-  const MemoryBreakdown& g = m.gpu;
-  double outside = g.cuda_context + (world > 1.0 ? memory_defaults::kNcclBufferBytes : 0.0);
-  if (paged(w.job().optimizer)) outside += g.optimizer;
-  if (kind == "allocated" || kind == "active") outside += g.fragmentation;
-  return sim.peak_bytes - outside;
+double comparable_bytes(const StepSimulation& sim, MemoryEstimate m, const std::string& kind) {
+  m.peak_bytes = sim.peak_bytes;
+  if (kind == "nvidia-smi") return m.peak_bytes;
+  if (kind == "allocated" || kind == "active") return m.allocated_bytes();
+  return m.reserved_bytes();
 }
 
 MeasuredPeakSummary summarize(const std::vector<const MeasuredPeakResult*>& rows) {
@@ -253,8 +249,7 @@ MeasuredPeakValidation validate_measured_peaks(const fs::path& file, const Catal
           sim.peak_bytes = in.memory.peak_bytes;
           r.sum_of_components = true;
         }
-        const double world = static_cast<double>(run.config.nodes * run.node.gpus_per_node);
-        r.predicted_gib = comparable_bytes(sim, in.memory, *run.workload, r.kind, world) / kGiB;
+        r.predicted_gib = comparable_bytes(sim, in.memory, r.kind) / kGiB;
         r.capacity_gib = run.node.gpu.memory_bytes / kGiB;
         r.predicted_fits = sim.peak_bytes <= run.node.gpu.memory_bytes;
       } catch (const InvalidConfig& e) {

@@ -182,6 +182,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
     g.optimizer -= e.paged_out_bytes;
   }
   e.peak_bytes = g.total();
+  e.outside_allocator_bytes = g.cuda_context + (world > 1.0 ? md::kNcclBufferBytes : 0.0) + (paged(job.optimizer) ? g.optimizer : 0.0);
   // Offloaded, even the layers kept may have left by the time the head runs.
   e.peak_floor_bytes = e.peak_bytes - g.gathered_params - act.recompute_working - kept;
   e.host_bytes_per_node = host_bytes_per_node(footprint, states, layout) + (e.paged_out_bytes + offloaded) * node.gpus_per_node;

@@ -58,7 +58,15 @@ struct MemoryEstimate {
   double paged_out_bytes = 0.0;
   // offload.activations: the activations waiting in pinned host memory at the peak (per GPU).
   double offloaded_activation_bytes = 0.0;
+  // On the device but outside PyTorch's caching allocator, so in nvidia-smi and never in torch's
+  // counters: the CUDA context, NCCL's own buffers and a paged optimizer's unified memory.
+  double outside_allocator_bytes = 0.0;
 
+  // `peak_bytes` is the device's peak (what must fit, what nvidia-smi shows). Of it, what PyTorch's
+  // allocator holds (torch.cuda.max_memory_reserved) and, less its cache of freed blocks, what live
+  // tensors take (max_memory_allocated).
+  double reserved_bytes() const { return peak_bytes - outside_allocator_bytes; }
+  double allocated_bytes() const { return reserved_bytes() - gpu.fragmentation; }
   bool fits_gpu() const { return peak_bytes <= usable_bytes; }
   bool fits_host() const { return host_bytes_per_node <= host_capacity_bytes; }
   bool fits_nvme() const { return nvme_bytes_per_node <= nvme_capacity_bytes; }

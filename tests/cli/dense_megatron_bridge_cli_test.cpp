@@ -77,7 +77,7 @@ Simulated simulated(const Row& r, bool tp_overlap) {
   const nlohmann::json& memory = j.at("memory");
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   return {j.at("step").at("tokens_per_second").get<double>() / (8.0 * r.nodes), memory.at("fits").get<bool>(),
-          memory.at("peak_bytes").get<double>() / kGiB, memory.at("capacity_bytes").get<double>() / kGiB};
+          memory.at("device_bytes").get<double>() / kGiB, memory.at("capacity_bytes").get<double>() / kGiB};
 }
 
 TEST(DenseMegatronBridge, LlamaPretrainingWithinAQuarterWithTheTensorParallelOverlap) {
