@@ -103,6 +103,15 @@ void import_axolotl(const nlohmann::json& json, const std::string& file, Importe
                    "cut_cross_entropy"},
            "not modelled: fused kernels (Liger, Cut Cross-Entropy); the eager loss keeps its logits: memory is overestimated");
   if (const auto steps = a.integer("max_steps", 1, 1'000'000'000'000)) setup.set("training.steps", *steps, file, "max_steps");
+  // The model config's rope_scaling axolotl writes ({type or rope_type, factor}): read as preflight's.
+  if (const nlohmann::json* rope = a.take("rope_scaling"); rope != nullptr && !rope->is_null()) {
+    if (!rope->is_object()) a.fail("rope_scaling", "a mapping {type, factor}");
+    nlohmann::json scaling = nlohmann::json::object();
+    if (rope->contains("type")) scaling["type"] = rope->at("type");
+    if (rope->contains("rope_type")) scaling["type"] = rope->at("rope_type");
+    if (rope->contains("factor")) scaling["factor"] = rope->at("factor");
+    setup.set("training.rope_scaling", scaling, file, "rope_scaling");
+  }
   adapter(a, setup);
   precision(a, setup);
   attention(a, setup);

@@ -138,11 +138,34 @@ double read_tokens(ObjectReader& t, std::int64_t seq_len, double global_batch_to
   return dataset * epochs;
 }
 
-TrainingJob read_training(ObjectReader& r, const ModelSpec& model, std::optional<Framework>& framework) {
+// training.rope_scaling: { "type": linear|dynamic|yarn|llama3|longrope, "factor": F } stretches the
+// rotary positions so that a model trains past its max_position_embeddings, up to F times it (what
+// axolotl's and LLaMA-Factory's rope_scaling set in the model's config). It changes the rotary
+// frequencies (YaRN also scales the attention logits): no memory and no measurable time. Learned
+// absolute positions (GPT-2's table) cannot be stretched.
+double read_rope_scaling(ObjectReader& t, const ModelSpec& model) {
+  std::optional<ObjectReader> o = t.optional_object("rope_scaling");
+  if (!o) return 1.0;
+  o->choice("type", {"linear", "dynamic", "yarn", "llama3", "longrope"});
+  const double factor = o->number("factor", {1.0, 64.0, false, "times max_position_embeddings"});
+  o->finish();
+  if (model.learned_positions) {
+    t.fail("rope_scaling", "no rope_scaling: " + model.id + " has learned absolute positions, not rotary ones");
+  }
+  return factor;
+}
+
+TrainingJob read_training(ObjectReader& r, ModelSpec& model, std::optional<Framework>& framework) {
   ObjectReader t = r.object("training");
   TrainingJob job;
+  const double rope_factor = read_rope_scaling(t, model);
+  if (rope_factor > 1.0) {
+    model.max_seq_len = static_cast<std::int64_t>(std::floor(static_cast<double>(model.max_seq_len) * rope_factor));
+  }
   const std::string seq_allowed =
-      "an integer from 1 to " + std::to_string(model.max_seq_len) + " (the model's max_position_embeddings)";
+      "an integer from 1 to " + std::to_string(model.max_seq_len) +
+      (rope_factor > 1.0 ? " (the model's max_position_embeddings x rope_scaling.factor)"
+                         : " (the model's max_position_embeddings; training.rope_scaling stretches it)");
   const nlohmann::json& seq = t.raw("seq_len");
   if (!seq.is_number_integer() || seq.get<std::int64_t>() < 1 || seq.get<std::int64_t>() > model.max_seq_len) {
     t.fail("seq_len", seq_allowed);

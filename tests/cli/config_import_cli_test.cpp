@@ -189,6 +189,19 @@ TEST(FromFiles, PlanKeepsWhatTheFilesFix) {
   }
 }
 
+// axolotl's rope_scaling (the model config's) stretches the positions a model trains on: Llama 3.1
+// 8B's 131,072 to 262,144 with a factor of 2.
+TEST(FromFiles, AxolotlRopeScalingStretchesTheContext) {
+  const test::CliResult r = in_source("check examples/from/scenario.json --from tests/data/from/axolotl_rope_scaling.yml --format json");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;  // read and simulated, not refused (2)
+  const nlohmann::json read = nlohmann::json::parse(r.out)["imported"]["read"];
+  bool stretched = false;
+  for (const nlohmann::json& f : read) {
+    if (f["field"] == "training.rope_scaling") stretched = f["value"]["factor"] == 2.0 && f["value"]["type"] == "yarn";
+  }
+  EXPECT_TRUE(stretched) << read.dump();
+}
+
 TEST(FromFiles, SimulateReadsTheFilesToo) {
   const test::CliResult r = in_source("simulate examples/from/scenario.json --from examples/from/accelerate_fsdp1_full_shard.yaml --format json --trials 200");
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
