@@ -154,7 +154,7 @@ const std::map<std::string, Reader, std::less<>>& gelu_readers() {
 
 // The families whose modeling code is the hub repository's own (hf_remote_code_families.hpp).
 const std::map<std::string, Reader, std::less<>>& remote_code_readers() {
-  static const std::map<std::string, Reader, std::less<>> table{{"mpt", mpt}, {"qwen", qwen}};
+  static const std::map<std::string, Reader, std::less<>> table{{"mpt", mpt}, {"qwen", qwen}, {"phi3small", phi3small}};
   return table;
 }
 

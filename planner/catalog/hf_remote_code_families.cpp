@@ -83,4 +83,29 @@ ModelSpec qwen(ObjectReader& r) {
   return m;
 }
 
+ModelSpec phi3small(ObjectReader& r) {
+  ModelSpec m;
+  // Phi3SmallConfig's keyword defaults (microsoft/Phi-3-small-8k-instruct, configuration_phi3_small.py).
+  m.hidden = optional_int(r, "hidden_size", 1, kMaxWidth).value_or(4096);
+  m.layers = optional_int(r, "num_hidden_layers", 1, kMaxLayers).value_or(32);
+  m.heads = optional_int(r, "num_attention_heads", 1, kMaxWidth).value_or(32);
+  m.kv_heads = optional_int(r, "num_key_value_heads", 1, kMaxWidth).value_or(8);
+  m.vocab = optional_int(r, "vocab_size", 1, kMaxVocab).value_or(100352);
+  m.max_seq_len = optional_int(r, "max_position_embeddings", 1, kMaxPositions).value_or(8192);
+  // GEGELU: up_proj writes the gate and linear halves interleaved (2 x ff_intermediate_size), down_proj
+  // reads one half's width back; nn.Linear's default biases on both (Phi3SmallMLP).
+  m.intermediate = optional_int(r, "ff_intermediate_size", 1, 16 * kMaxWidth).value_or(14336);
+  m.mlp = MlpKind::gated;
+  m.mlp_bias = true;
+  // One fused query_key_value and the dense output projection, biased as attention_bias says; LayerNorms.
+  m.qkv_bias = m.o_bias = flag(r, "attention_bias", false);
+  m.norm = NormKind::layer;
+  m.tied_embeddings = flag(r, "tie_word_embeddings", true);
+  m.attention_dropout = dropout(r, "attention_dropout_prob");
+  m.hidden_dropout = dropout(r, "ffn_dropout_prob");
+  check_kv_heads(r, m, "num_key_value_heads");
+  set_head_dim(r, m, std::nullopt, "num_attention_heads");
+  return m;
+}
+
 }  // namespace preflight::hf

@@ -188,6 +188,15 @@ constexpr i64 qwen_7b() {
   return 32 * (3 * h * h + 3 * h + h * h + 3 * h * 11008 + 2 * h) + 2 * 151936 * h + h;  // 7,721,324,544: 7.72 B
 }
 
+constexpr i64 phi_3_small() {
+  // Phi3SmallModel (modeling_phi3_small.py): query_key_value h -> (32 + 2 x 8) x 128 and dense h -> h,
+  // unbiased (attention_bias false); up_proj h -> 2 x 14,336 and down_proj back, biased (nn.Linear's
+  // default); two LayerNorms with biases a layer and a final one; the head tied to the embedding of
+  // 100,352. 7,391,944,704: the model card's 7.39 B (7.80 B if the head were a copy).
+  const i64 h = 4096, i = 14336;
+  return 32 * (h * 6144 + h * h + h * 2 * i + 2 * i + i * h + h + 4 * h) + 100352 * h + 2 * h;
+}
+
 class HfFamily : public ::testing::TestWithParam<Expected> {};
 
 TEST_P(HfFamily, CountsTheModelTransformersBuilds) {
@@ -214,6 +223,8 @@ INSTANTIATE_TEST_SUITE_P(
         // intermediate_size read as the MLP's width would count 12.05 B).
         Expected{"mpt-7b", "mpt", mpt_7b(), mpt_7b()},
         Expected{"Qwen-7B", "qwen", qwen_7b(), qwen_7b()},
+        // Phi-3-small 7.39 B (its model card), read from the config its remote code builds.
+        Expected{"Phi-3-small-8k-instruct", "phi3small", phi_3_small(), phi_3_small()},
         Expected{"falcon-7b", "falcon", falcon_7b(), falcon_7b()},
         Expected{"falcon-40b-refinedweb", "RefinedWeb", falcon_40b(), falcon_40b()},
         Expected{"gpt-neox-20b", "gpt_neox", gpt_neox_20b(), gpt_neox_20b()},
