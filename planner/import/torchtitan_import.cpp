@@ -146,7 +146,7 @@ void recompute(ForeignObject& doc, ImportedSetup& setup) {
     }
   }
   ac->ignore(setup, {"per_op_sac_force_recompute_mm_shapes_by_fqns", "early_stop", "preserve_rng_state"},
-             "which operations selective recompute keeps: preflight's selective recompute is Korthikanti et al.'s");
+             "which operations selective recompute keeps: preflight's op policy keeps every other matmul's output");
   ac->finish(setup, kNotRead);
 }
 
@@ -155,8 +155,18 @@ void compile(ForeignObject& doc, ForeignObject& training, ImportedSetup& setup) 
     if (const std::optional<bool> on = training.boolean("compile")) setup.set("training.torch_compile", *on, training.file(), training.key_of("compile"));
   }
   if (std::optional<ForeignObject> c = doc.object("compile")) {
-    if (const std::optional<bool> on = c->boolean("enable")) setup.set("training.torch_compile", *on, c->file(), c->key_of("enable"));
-    c->ignore(setup, {"components", "backend"}, "what is compiled: preflight models the model compiled");
+    const std::optional<bool> on = c->boolean("enable");
+    // components: "model" compiles each block, "loss" the loss (both by default).
+    bool model = true;
+    bool loss = true;
+    if (const nlohmann::json* list = c->take("components"); list != nullptr && !list->is_null()) {
+      if (!list->is_array()) c->fail("components", "a list of \"model\" and \"loss\"");
+      model = std::find(list->begin(), list->end(), nlohmann::json("model")) != list->end();
+      loss = std::find(list->begin(), list->end(), nlohmann::json("loss")) != list->end();
+      if (on && *on) setup.set("training.compile_loss", loss, c->file(), c->key_of("components"));
+    }
+    if (on) setup.set("training.torch_compile", *on && model, c->file(), c->key_of("enable"));
+    c->ignore(setup, {"backend"}, "Inductor or another backend: preflight models Inductor's fusion");
     c->finish(setup, kNotRead);
   }
 }

@@ -29,7 +29,7 @@ std::string plan_csv(const Scenario& s, const Plan& p) {
   std::string out =
       "instance,nodes,gpus,tp,pp,sequence_parallel,interleave,sharding,offload_optimizer,offload_params,"
       "activation_checkpointing,micro_batch,grad_accum,"
-      "pricing,usd_per_hour,peak_bytes,usable_bytes,step_seconds,mfu,failure_free_hours,expected_hours,expected_usd,"
+      "pricing,usd_per_hour,device_bytes,usable_bytes,step_seconds,mfu,failure_free_hours,expected_hours,expected_usd,"
       "monte_carlo,hours_p50,hours_p90,usd_mean,usd_p90,p_meets_deadline,verdict,framework,attention_kernel,"
       "step_seconds_low,step_seconds_high,region,zone,price_as_of,price_source,usd_per_node_hour,checkpoint_storage,"
       "storage_usd_per_hour,egress_usd,compute_usd,storage_usd,total_usd,fallback_hours,warnings,electricity_usd,"

@@ -138,15 +138,17 @@ double read_tokens(ObjectReader& t, std::int64_t seq_len, double global_batch_to
   return dataset * epochs;
 }
 
-// training.rope_scaling: { "type": linear|dynamic|yarn|llama3|longrope, "factor": F } stretches the
-// rotary positions so that a model trains past its max_position_embeddings, up to F times it (what
-// axolotl's and LLaMA-Factory's rope_scaling set in the model's config). It changes the rotary
-// frequencies (YaRN also scales the attention logits): no memory and no measurable time. Learned
-// absolute positions (GPT-2's table) cannot be stretched.
+// training.rope_scaling: { "type": linear|dynamic|yarn, "factor": F } stretches the rotary positions
+// so that a model trains past its max_position_embeddings, up to F times it (what axolotl's
+// rope_scaling sets in the model's config). It changes the rotary frequencies (YaRN also scales the
+// attention logits): no memory and no measurable time. The factor counts from the config's
+// max_position_embeddings: Llama 3.1's own llama3 scaling (8 x its original 8,192) is already in its
+// 131,072, and the llama3 and longrope types, whose factors count from original_max_position_embeddings,
+// are not read. Learned absolute positions (GPT-2's table) cannot be stretched.
 double read_rope_scaling(ObjectReader& t, const ModelSpec& model) {
   std::optional<ObjectReader> o = t.optional_object("rope_scaling");
   if (!o) return 1.0;
-  o->choice("type", {"linear", "dynamic", "yarn", "llama3", "longrope"});
+  o->choice("type", {"linear", "dynamic", "yarn"});
   const double factor = o->number("factor", {1.0, 64.0, false, "times max_position_embeddings"});
   o->finish();
   if (model.learned_positions) {
@@ -196,6 +198,7 @@ TrainingJob read_training(ObjectReader& r, ModelSpec& model, std::optional<Frame
   job.method = t.optional_enum("method", kMethodNames).value_or(Method::full);
   framework = t.optional_enum("framework", kFrameworkNames);
   job.torch_compile = t.optional_boolean("torch_compile").value_or(false);
+  job.compile_loss = t.optional_boolean("compile_loss");
   job.attention = t.optional_enum("attention", kAttentionKernelNames).value_or(AttentionKernel::automatic);
   if (job.method == Method::full && t.has("lora")) t.fail("lora", "no \"lora\" block unless method is lora or qlora");
   if (job.method != Method::full) job.lora = read_lora(t);

@@ -119,6 +119,10 @@ Setup setup_of(const CsvRow& row, const Catalog& catalog, const fs::path& dir) {
   job.optimizer = row.choice("optimizer", kOptimizerNames);
   job.optimizer_in_backward = cell(row, "optimizer_in_backward") == "true";
   job.torch_compile = cell(row, "torch_compile") == "true";
+  if (!row.empty("compile_loss")) {
+    if (cell(row, "compile_loss") != "true" && cell(row, "compile_loss") != "false") row.fail("compile_loss", "true, false or empty");
+    job.compile_loss = cell(row, "compile_loss") == "true";
+  }
   job.seq_len = *seq;
   if (job.method != Method::full) {
     job.lora.rank = row.integer("lora_rank");

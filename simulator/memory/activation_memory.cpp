@@ -87,25 +87,49 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
 
 }  // namespace
 
-double every_other_matmul_bytes_per_token(const ModelSpec& m, const ActivationInputs& in) {
+EveryOtherMatmul every_other_matmul(const Workload& w, const ActivationInputs& in) {
+  const ModelSpec& m = w.model();
   const double a = activation_bytes(in.precision);
   const double tp = static_cast<double>(in.tp);
   const double sp = in.sequence_parallel ? tp : 1.0;
   const double h = static_cast<double>(m.hidden);
-  // The checkpoint's input (sequence-parallel when tp splits the sequence), wq's and wv's outputs, the
-  // attention's output and fp32 log-sum-exp (split by heads).
-  double bytes = a * h / sp + (a * static_cast<double>(m.q_dim() + m.v_dim() + m.attention_out_dim()) +
-                               4.0 * static_cast<double>(m.heads)) / tp;
-  if (m.is_moe()) {
-    // The experts' grouped matmuls are not aten.mm: recomputed; the router's logits (its mm) are kept.
-    bytes += 4.0 * static_cast<double>(m.experts) / sp;
-    if (m.shared_intermediate > 0) bytes += a * static_cast<double>(m.shared_intermediate) / tp + a * h;
+  const bool gated = m.mlp == MlpKind::gated;
+  EveryOtherMatmul p;
+  // Attention, in every layer: the checkpoint's input (sequence-parallel when tp splits the sequence),
+  // wq's and wv's outputs, the attention's output and fp32 log-sum-exp (split by heads); wk and wo again.
+  p.kept_bytes_per_token = a * h / sp + (a * static_cast<double>(m.q_dim() + m.v_dim() + m.attention_out_dim()) +
+                                         4.0 * static_cast<double>(m.heads)) / tp;
+  double saved = static_cast<double>(m.q_dim() + m.v_dim());  // matmul columns whose outputs are kept
+  double again = static_cast<double>(m.kv_dim() + m.attention_out_dim());
+  // A dense MLP of width `inter`: w1's output kept (w3 run again between them; fc1 alone of a GELU
+  // MLP) and w2's, which before the row-parallel reduction each rank holds whole over its tokens.
+  struct Mlp {
+    double kept = 0.0, saved = 0.0, again = 0.0;
+  };
+  const auto dense = [&](double inter) {
+    return Mlp{a * inter / tp + (gated ? a * h : 0.0), (gated ? 2.0 : 1.0) * inter, inter};
+  };
+  Mlp mlp;
+  if (!m.is_moe()) {
+    mlp = dense(static_cast<double>(m.intermediate));
   } else {
-    // w1's output (w3 recomputed between them; fc1 alone for a GELU MLP) and w2's: before the
-    // row-parallel reduction each rank holds its partial sum over all its tokens, whole.
-    bytes += a * static_cast<double>(m.intermediate) / tp + (m.mlp == MlpKind::gated ? a * h : 0.0);
+    // An expert layer: the router's logits (its matmul) kept; the experts' grouped matmuls are not
+    // aten.mm and run again whole; a shared expert as a dense MLP. The dense layers among them (DeepSeek's
+    // first ones) in their share.
+    const std::vector<LayerKind>& kinds = w.layer_kinds();
+    const double expert_share = static_cast<double>(kinds.front().layers) / static_cast<double>(m.layers);
+    const Mlp shared = m.shared_intermediate > 0 ? dense(static_cast<double>(m.shared_intermediate)) : Mlp{};
+    const Mlp between = m.dense_intermediate > 0 ? dense(static_cast<double>(m.dense_intermediate)) : Mlp{};
+    const double routed = static_cast<double>(m.routed_per_token()) * (gated ? 3.0 : 2.0) * static_cast<double>(m.intermediate);
+    mlp.kept = expert_share * (4.0 * static_cast<double>(m.experts) / sp + shared.kept) + (1.0 - expert_share) * between.kept;
+    mlp.saved = expert_share * shared.saved + (1.0 - expert_share) * between.saved;
+    mlp.again = expert_share * (routed + shared.again) + (1.0 - expert_share) * between.again;
   }
-  return bytes;
+  p.kept_bytes_per_token += mlp.kept;
+  saved += mlp.saved;
+  again += mlp.again;
+  p.matmul_share_again = again / (saved + again);
+  return p;
 }
 
 ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig& c, const StackHabits& stack) {
@@ -144,7 +168,7 @@ ActivationMemory activation_memory(const Workload& w, const ActivationInputs& in
     case Recompute::selective:
       if (in.selective == SelectiveRecompute::every_other_matmul) {
         // Backward rebuilds the rest of one layer at once from what was kept.
-        mem.per_layer_stored = std::min(full_layer, every_other_matmul_bytes_per_token(m, in) * tokens);
+        mem.per_layer_stored = std::min(full_layer, every_other_matmul(w, in).kept_bytes_per_token * tokens);
         mem.recompute_working = full_layer - mem.per_layer_stored;
       } else {
         mem.per_layer_stored = (t.rest + t.outside) * tokens;

@@ -52,9 +52,16 @@ ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig&
 // Bytes one layer keeps per token without any recompute (the 34h + 5as of Korthikanti for GPT).
 double layer_activation_bytes_per_token(const Workload& workload, const ActivationInputs& in);
 
-// Bytes one layer keeps per token under torchtitan's selective "op" checkpointing: the block's input,
-// the outputs of every other matmul (Llama's wq, wv, w1, w2) and the attention's output and log-sum-exp.
-double every_other_matmul_bytes_per_token(const ModelSpec& model, const ActivationInputs& in);
+// torchtitan's selective "op" checkpointing (_save_list: every other aten.mm, the attention kernel):
+// what a layer keeps per token (the block's input, the outputs of Llama's wq, wv, w1 and w2, the
+// attention's output and log-sum-exp; an expert layer's router logits, its experts' grouped matmuls
+// run again) and the share of the layer's forward matmul work its backward runs again (wk, wo, w3
+// and the experts'). One rule for both, so memory and time agree.
+struct EveryOtherMatmul {
+  double kept_bytes_per_token = 0.0;
+  double matmul_share_again = 0.0;
+};
+EveryOtherMatmul every_other_matmul(const Workload& workload, const ActivationInputs& in);
 
 ActivationMemory activation_memory(const Workload& workload, const ActivationInputs& in);
 

@@ -49,8 +49,9 @@ struct MemoryEstimate {
   // pipelining) rather than one unit gathered around its use.
   bool gathered_stay = false;
   // What the step's timeline holds for certain when the first micro-batch's head starts (see
-  // timeline_peak_floor below): no simulated peak is lower. `peak_bytes` less the gathered ZeRO-3
-  // units and full recompute's working layer, the only parts that may not be allocated by then.
+  // timeline_peak_floor below): no simulated peak is lower. `peak_bytes` less the gathered units and
+  // recompute's working layer, the only parts that may not be allocated by then (units that stay
+  // gathered through the step are allocated already: the floor is looser there, never wrong).
   double peak_floor_bytes = 0.0;
   // Paged optimizers (bitsandbytes' paged AdamW): the states the driver keeps on the host because the
   // step's peak would not fit with them; `gpu.optimizer` is what stays. Each step moves them in for the

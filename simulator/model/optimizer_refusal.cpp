@@ -21,6 +21,12 @@ bool stack_builds(Framework framework, OptimizerKind o) {
 }  // namespace
 
 LayoutRefusal optimizer_refusal(const TrainingJob& job, const StrategyConfig& c) {
+  // torchtitan pre-trains: it has no adapters (no LoRA or QLoRA in torchtitan/models), and its
+  // checkpointing policy counts the matmuls of the model it builds.
+  if (c.framework == Framework::torchtitan && job.method != Method::full) {
+    return {"training.method", "torchtitan trains full weights (it has no LoRA or QLoRA adapters); train adapters on "
+                               "transformers"};
+  }
   const OptimizerKind o = job.optimizer;
   const bool bitsandbytes = o == OptimizerKind::adamw8bit || paged(o);
   const std::string name = "optimizer \"" + to_string(o) + "\"";

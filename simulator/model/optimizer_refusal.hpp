@@ -10,8 +10,9 @@
 
 namespace preflight {
 
-// Empty when the config can run the job's optimizer; otherwise the key at fault (training.optimizer,
-// training.optimizer_in_backward or offload.optimizer) and why.
+// Empty when the config can run the job's optimizer (and its method: torchtitan trains full weights);
+// otherwise the key at fault (training.method, training.optimizer, training.optimizer_in_backward or
+// offload.optimizer) and why.
 LayoutRefusal optimizer_refusal(const TrainingJob& job, const StrategyConfig& config);
 
 }  // namespace preflight

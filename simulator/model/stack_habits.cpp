@@ -53,9 +53,7 @@ LossHabits loss_habits(Framework f, bool torch_compile) {
       return {0.0, 2.0, 4.0};
     case Framework::transformers:
     case Framework::torchtitan:
-      // torchtitan compiles each transformer block, not the loss ("compiling loss function causes CUDA
-      // errors, turning off for now": train.py through 2025), so its loss counts as eager.
-      if (torch_compile && f == Framework::transformers) {
+      if (torch_compile) {
         // Inductor fuses the upcast into the softmax's reductions: two reads of the 16-bit logits
         // forward, one read and one write backward, nothing kept beside them.
         return {0.0, 4.0, 4.0};
@@ -96,7 +94,9 @@ StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash
   // Megatron's Transformer Engine modules fuse norm + cast and bias + activation; torch.compile fuses
   // the element-wise chain between GEMMs (Megatron does not compile).
   h.fused_elementwise = framework == Framework::megatron || job.torch_compile;
-  h.loss = loss_habits(framework, job.torch_compile && framework != Framework::megatron);
+  // The loss compiled with the model unless the job says otherwise (torchtitan's 2024 releases compiled
+  // each block alone: "compiling loss function causes CUDA errors, turning off for now", train.py).
+  h.loss = loss_habits(framework, job.compile_loss.value_or(job.torch_compile) && framework != Framework::megatron);
   h.fp8_linears = job.precision == Precision::fp8;
   // torchtitan's training.mixed_precision_reduce defaults to "float32" (torchtitan/config/job_config.py);
   // the others reduce the 16-bit gradients they hold (DeepSpeed's communication_data_type and FSDP's

@@ -2,6 +2,7 @@
 // What is trained and how: token budget, shapes, numerics, optimizer and fine-tuning method.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,10 @@ struct TrainingJob {
   Method method = Method::full;
   LoraSpec lora;
   bool torch_compile = false;                            // training.torch_compile
+  // training.compile_loss: whether the loss is compiled with the model; unset, it is when torch_compile
+  // is (the Trainer's model computes its loss; torchtitan's compile.components has "loss" by default
+  // since 2025, where its 2024 releases compiled the blocks alone).
+  std::optional<bool> compile_loss;
   AttentionKernel attention = AttentionKernel::automatic;  // training.attention: the stack's choice unless set
 
   double global_batch_tokens() const { return static_cast<double>(global_batch_sequences * seq_len); }

@@ -62,6 +62,7 @@ class GraphWriter {
   void tensor_parallel_on_compute_stream() { resources_.tp_link = resources_.compute; }
   // Tasks added from here on belong to this micro-batch (-1: none, the optimizer step).
   void set_micro_batch(std::int32_t micro_batch) { micro_batch_ = micro_batch; }
+  std::int32_t micro_batch() const { return micro_batch_; }  // -1: outside the micro-batches (or paired)
   StepGraph& graph() { return out_; }
 
  private:

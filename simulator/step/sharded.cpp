@@ -13,7 +13,10 @@ std::optional<engine::TaskId> ShardedParameters::fetch_layer(Pass& p, int layer,
     if (p.computed.size() >= 2) g_.after(copy, p.computed[p.computed.size() - 2]);
     ready = copy;
   }
-  if (c_.scheme.stage == 3) {
+  // Units that stay gathered through the step (FSDP2 beside pipelining) are gathered by the first
+  // micro-batch's forward alone.
+  const bool gathered_already = c_.in.memory.gathered_stay && (gather_name == kBackwardGather || g_.micro_batch() > 0);
+  if (c_.scheme.stage == 3 && !gathered_already) {
     const engine::TaskId ag =
         g_.add(TaskKind::collective, gather_name, layer, g_.resources().comm,
                c_.collectives.seconds(CollectiveOp::all_gather, c_.layer_weight_bytes(), c_.shard), c_.gathered_bytes());

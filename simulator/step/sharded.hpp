@@ -3,7 +3,8 @@
 // ahead of its forward and again ahead of its backward, one layer ahead at most (prefetch), after
 // being streamed in from the host under parameter offload; each layer's gradients are reduce-scattered
 // as its backward ends, every micro-batch, and under HYBRID_SHARD all-reduced across the node
-// replicas on the last one.
+// replicas on the last one. Units that stay gathered (FSDP2 beside pipelining) are gathered once, by the
+// first micro-batch's forward, and reduced once, by the last backward.
 
 #include <optional>
 #include <string_view>
@@ -13,6 +14,10 @@
 #include "simulator/step/step_context.hpp"
 
 namespace preflight {
+
+// The names of a layer's gathers ahead of its forward and its backward.
+inline constexpr std::string_view kForwardGather = "all-gather fwd";
+inline constexpr std::string_view kBackwardGather = "all-gather bwd";
 
 class ShardedParameters {
  public:

@@ -92,7 +92,7 @@ void StepBuilder::forward_layer(Pass& p, int l, std::optional<TaskId> start, dou
   const double gathered = c_.scheme.stage == 3 ? c_.gathered_bytes() : 0.0;
   // Under full recompute the first forward runs without autograd (checkpointing keeps no graph).
   const double host = c_.config.recompute == Recompute::full ? f.layer_forward_no_grad_seconds : f.layer_forward_seconds;
-  const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather fwd", start);
+  const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, kForwardGather, start);
   // Under --tp-comm-overlap what the GEMMs hide slows the pass hiding it (its chunks' copies and
   // reductions share the GPU with the GEMMs, as any overlapped collective does).
   const TaskId fwd = compute(p, TaskKind::compute, "forward", l, c_.layer.forward, slowdown * tp_.compute_slowdown(false),
@@ -121,7 +121,7 @@ void StepBuilder::backward_layer(Pass& p, int l, std::optional<TaskId> start, do
   // lives from the recompute to the end of the layer's backward.
   const double rebuilt = c_.activations.recompute_working;
   const double freed = c_.activations.per_layer_stored + rebuilt + (sharded ? c_.gathered_bytes() : 0.0);
-  const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, "all-gather bwd", start);
+  const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, kBackwardGather, start);
   // Offloaded activations come back a layer ahead of their backward (after the compute two tasks
   // back), each when its copy out has ended.
   std::optional<TaskId> back;
@@ -155,7 +155,8 @@ void StepBuilder::backward_layer(Pass& p, int l, std::optional<TaskId> start, do
   tp_.sync(p, l, true);
   ep_.sync(p, l, true);
   if (sharded) {
-    sharded_.reduce_layer_gradients(bwd, l, last, gradient_syncs_);
+    // Gathered through the step, the unsharded gradients accumulate until the last backward reduces them.
+    if (!c_.in.memory.gathered_stay || last) sharded_.reduce_layer_gradients(bwd, l, last, gradient_syncs_);
   } else {
     buckets.add_layer(bwd);
   }

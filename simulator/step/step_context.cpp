@@ -26,39 +26,19 @@ LayerCostInputs layer_cost_inputs(const Workload& w, const StrategyConfig& c, co
   return lc;
 }
 
-// The share of a block's forward matmul work torchtitan's selective "op" policy re-runs: of
-// attention's wq, wk, wv, wo the second and fourth, of a gated MLP's w1, w3, w2 the middle one (of a
-// GELU MLP's fc1, fc2 the second), and every routed expert's (grouped matmuls are not aten.mm, which the
-// policy saves). MLA's projections are counted as Q, K and V ones.
-double every_other_matmul_share(const ModelSpec& m) {
-  const double inter = static_cast<double>(m.intermediate);
-  const bool gated = m.mlp == MlpKind::gated;
-  double saved = static_cast<double>(m.q_dim() + m.v_dim());
-  double again = static_cast<double>(m.kv_dim() + m.attention_out_dim());
-  const double mlp_saved = gated ? 2.0 : 1.0;
-  if (m.is_moe()) {
-    again += static_cast<double>(m.routed_per_token()) * (gated ? 3.0 : 2.0) * inter;
-    saved += mlp_saved * static_cast<double>(m.shared_intermediate);
-    again += static_cast<double>(m.shared_intermediate);
-  } else {
-    saved += mlp_saved * inter;
-    again += inter;
-  }
-  return again / (saved + again);
-}
-
-// A layer's forward less the attention kernels (kept) and the saved matmuls' share; every norm,
-// rotary and element-wise kernel runs again.
-PassCost op_policy_recompute(const LayerCost& layer, const ModelSpec& m) {
+// What torchtitan's op policy runs again of a layer's forward: its share of the matmuls, every norm,
+// rotary and element-wise kernel, and not a fused attention kernel (its outputs are kept); an unfused
+// attention's products and softmax are not aten.mm or the SDPA kernel, so they run again too.
+PassCost op_policy_recompute(const LayerCost& layer, double matmul_share_again, bool fused_attention) {
   const PassCost& f = layer.forward;
-  const PassCost& attention = layer.attention_core_forward;
-  const double share = every_other_matmul_share(m);
+  const PassCost kept_attention = fused_attention ? layer.attention_core_forward : PassCost{};
   PassCost p;
-  p.classes.gemm = f.classes.gemm * share;
-  p.classes.memory_bound = std::max(0.0, f.classes.memory_bound - attention.classes.memory_bound);
+  p.classes.gemm = f.classes.gemm * matmul_share_again;
+  p.classes.attention = f.classes.attention - kept_attention.classes.attention;
+  p.classes.memory_bound = std::max(0.0, f.classes.memory_bound - kept_attention.classes.memory_bound);
   p.seconds = p.classes.total();
-  p.flops = std::max(0.0, f.flops - attention.flops) * share;
-  p.kernels = std::max(0, f.kernels - attention.kernels);
+  p.flops = std::max(0.0, f.flops - kept_attention.flops) * matmul_share_again;
+  p.kernels = std::max(0, f.kernels - kept_attention.kernels);
   p.routed_gemm = std::min(f.routed_gemm, p.classes.gemm);
   return p;
 }
@@ -81,7 +61,9 @@ StepContext::StepContext(const StepInputs& inputs)
       layer(layer_cost(workload, layer_cost_inputs(workload, config, stages, stack), machine.rates())),
       head(head_cost(model, layer_cost_inputs(workload, config, stages, stack), machine.rates())),
       activations(activation_memory(workload, activation_inputs(job, config, stack))),
-      every_other_matmul_recompute(op_policy_recompute(layer, model)) {
+      every_other_matmul_recompute(op_policy_recompute(
+          layer, every_other_matmul(workload, activation_inputs(job, config, stack)).matmul_share_again,
+          stack.attention != AttentionKernel::eager)) {
   const double dp = in.memory.gradient_group;  // data- and context-parallel ranks reduce gradients together
   const int gpus_per_node = machine.node().gpus_per_node;
   // Megatron places tensor-parallel ranks innermost, so a node holds gpus_per_node / tp ranks of each
@@ -118,7 +100,8 @@ double StepContext::boundary_activation_bytes() const {
 
 const PassCost* StepContext::recompute_pass() const {
   if (config.recompute == Recompute::full) return &layer.forward;
-  // Selective recompute re-runs the attention core where it is unfused; a fused kernel keeps nothing to drop.
+  // Megatron's selective recompute re-runs the attention core where it is unfused; beside a fused kernel
+  // it has nothing to drop. torchtitan's op policy re-runs its share of the layer.
   if (config.recompute == Recompute::selective && stack.selective == SelectiveRecompute::every_other_matmul) {
     return &every_other_matmul_recompute;
   }

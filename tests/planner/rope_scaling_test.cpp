@@ -1,6 +1,6 @@
 // training.rope_scaling lets a model with rotary positions train past its max_position_embeddings, up
 // to the factor times it (Llama 2 7B: 4,096 positions, 8,192 with a linear factor of 2), and changes
-// neither memory nor step time; a model with a learned position table (GPT-2) is refused.
+// neither the parameters nor the job; a model with a learned position table (GPT-2) is refused.
 
 #include <gtest/gtest.h>
 
@@ -27,7 +27,7 @@ TEST(RopeScaling, StretchesTheLongestSequenceByItsFactor) {
                InputError);
 }
 
-TEST(RopeScaling, ChangesNeitherTheParametersNorTheStep) {
+TEST(RopeScaling, ChangesNeitherTheParametersNorTheSequence) {
   const Scenario plain = load_scenario(kWeekend, test::catalog());
   const Scenario stretched =
       load_scenario(kWeekend, test::catalog(), training({{"rope_scaling", {{"type", "yarn"}, {"factor", 4}}}}));

@@ -45,11 +45,17 @@ TEST(StackHabits, LossAndElementwiseKernels) {
   EXPECT_EQ(compiled.loss.kept_bytes_per_logit, 0.0);
   EXPECT_LT(compiled.loss.forward_bytes_per_logit + compiled.loss.backward_bytes_per_logit,
             stack_habits(Framework::transformers, TrainingJob{}, true, GpuArchitecture::hopper).loss.forward_bytes_per_logit);
-  // torchtitan compiles each block, not its loss (train.py: "compiling loss function causes CUDA
-  // errors, turning off for now"): the blocks fuse, the loss keeps its fp32 upcast and log-softmax.
+  // torchtitan compiles its loss with the blocks (compile.components' default); its 2024 releases
+  // compiled each block alone (train.py: "compiling loss function causes CUDA errors"): compile_loss
+  // false keeps the loss's fp32 upcast and log-softmax beside the fused blocks.
   const StackHabits titan = stack_habits(Framework::torchtitan, job, true, GpuArchitecture::hopper);
   EXPECT_TRUE(titan.fused_elementwise);
-  EXPECT_EQ(titan.loss.kept_bytes_per_logit, 8.0);
+  EXPECT_EQ(titan.loss.kept_bytes_per_logit, 0.0);
+  job.compile_loss = false;
+  const StackHabits blocks_only = stack_habits(Framework::torchtitan, job, true, GpuArchitecture::hopper);
+  EXPECT_TRUE(blocks_only.fused_elementwise);
+  EXPECT_EQ(blocks_only.loss.kept_bytes_per_logit, 8.0);
+  job.compile_loss.reset();
   EXPECT_EQ(titan.selective, SelectiveRecompute::every_other_matmul);
   EXPECT_EQ(stack_habits(Framework::megatron, job, true, GpuArchitecture::hopper).selective, SelectiveRecompute::attention_core);
   job.precision = Precision::fp8;
