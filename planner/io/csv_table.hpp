@@ -71,8 +71,10 @@ inline std::vector<CsvTableRow> read_csv_table(std::istream& in, const std::stri
         header = cells;
         continue;
       }
-      if (last_comment.size() < 2) throw InputError(file, "line " + std::to_string(number), "data before a header", "a header line");
-      header = csv_cells(last_comment.substr(last_comment.find_first_not_of("# ")));
+      // The header may be the last comment line ("# year,..."): one with names after its '#'.
+      const std::size_t names = last_comment.find_first_not_of("# ");
+      if (names == std::string::npos) throw InputError(file, "line " + std::to_string(number), "data before a header", "a header line");
+      header = csv_cells(last_comment.substr(names));
       header.front() = "# " + header.front();
     }
     CsvTableRow row{number, {}};

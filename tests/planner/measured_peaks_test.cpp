@@ -8,6 +8,7 @@
 #include "planner/io/json_reader.hpp"
 #include "planner/validation/measured_peaks.hpp"
 #include "simulator/model/parameter_count.hpp"
+#include "simulator/spec/errors.hpp"
 #include "simulator/spec/units.hpp"
 #include "support/catalog.hpp"
 #include "tests/planner/here_scratch.hpp"
@@ -86,6 +87,17 @@ namespace {
 // The configs shipped beside the set count the parameters their model cards publish (within 1%, the
 // cards round): Llama 3.2 1B 1.23 B and 3B 3.21 B (Meta's model cards), Gemma 2B 2.51 B (Gemma
 // report, Table 1: 0.52 B embedding + 1.98 B other), Gemma 2 2B 2.61 B (Gemma 2 report), TinyLlama 1.1 B.
+// Data under a comment of nothing but '#' and spaces has no header to take: refused naming the line
+// (the fuzzer's regression tests/fuzz/regressions/whole_runs/comment-of-hashes-before-data.csv).
+TEST_F(MeasuredPeaks, DataAfterAnEmptyCommentIsRefusedNamingTheLine) {
+  try {
+    validation::validate_measured_peaks(scratch.write("hashes.csv", "# header comes next\n# # \n1,2,3\n"), test::catalog());
+    FAIL() << "read without a header";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 3"), std::string::npos) << e.what();
+  }
+}
+
 TEST(MeasuredPeakModels, ShippedConfigsCountTheirPublishedTotals) {
   const std::filesystem::path dir = validation::measured_peaks_file().parent_path() / "measured_peak_models";
   for (const auto& [file, published] : std::vector<std::pair<std::string, double>>{
