@@ -61,9 +61,12 @@ StepContext::StepContext(const StepInputs& inputs)
       layer(layer_cost(workload, layer_cost_inputs(workload, config, stages, stack), machine.rates())),
       head(head_cost(model, layer_cost_inputs(workload, config, stages, stack), machine.rates())),
       activations(activation_memory(workload, activation_inputs(job, config, stack))),
-      every_other_matmul_recompute(op_policy_recompute(
-          layer, every_other_matmul(workload, activation_inputs(job, config, stack)).matmul_share_again,
-          stack.attention != AttentionKernel::eager)) {
+      // Worked out only where the policy runs: every simulated step builds a context.
+      every_other_matmul_recompute(
+          config.recompute == Recompute::selective && stack.selective == SelectiveRecompute::every_other_matmul
+              ? op_policy_recompute(layer, every_other_matmul(workload, activation_inputs(job, config, stack)).matmul_share_again,
+                                    stack.attention != AttentionKernel::eager)
+              : PassCost{}) {
   const double dp = in.memory.gradient_group;  // data- and context-parallel ranks reduce gradients together
   const int gpus_per_node = machine.node().gpus_per_node;
   // Megatron places tensor-parallel ranks innermost, so a node holds gpus_per_node / tp ranks of each
