@@ -78,6 +78,9 @@ std::string megatron_arguments(const ExportPlan& p) {
   if (t.method != Method::full) {
     throw InvalidConfig("method", "Megatron-LM trains full weights; export LoRA/QLoRA configs with deepspeed, accelerate or torchrun");
   }
+  if (t.objective != TrainingObjective::sft) {
+    throw InvalidConfig("method", "Megatron-LM's pretrain_gpt.py trains the next-token loss; a \"" + to_string(t.objective) + "\" plan on megatron runs under NeMo-Aligner, whose config preflight does not write: export it with deepspeed, accelerate or torchrun (TRL)");
+  }
   const int stage = sharding_scheme(c.sharding).stage;
   const bool megatron_fsdp = c.sharding == Sharding::fsdp_full;
   if ((stage > 1 && !megatron_fsdp) || c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none) {

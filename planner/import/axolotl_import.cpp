@@ -5,6 +5,7 @@
 #include "planner/import/foreign_object.hpp"
 #include "planner/import/fsdp_import.hpp"
 #include "planner/import/importers.hpp"
+#include "planner/import/preference_import.hpp"
 #include "planner/io/json_reader.hpp"
 
 namespace preflight {
@@ -13,18 +14,19 @@ namespace {
 
 const char* const kNotRead = "not modelled: does not change what fits or how fast in preflight's model";
 
-void adapter(ForeignObject& a, ImportedSetup& setup) {
+// `method`: where the weights trained go (training.method, or training.adapter beside `rl`).
+void adapter(ForeignObject& a, ImportedSetup& setup, const std::string& method) {
   const std::optional<std::string> kind = a.string("adapter");
   const std::optional<bool> four_bit = a.boolean("load_in_4bit");
   const std::optional<bool> eight_bit = a.boolean("load_in_8bit");
   if (!kind || kind->empty()) {
-    if (a.has("adapter")) setup.set("training.method", "full", a.file(), "adapter");
+    if (a.has("adapter")) setup.set(method, "full", a.file(), "adapter");
     return;
   }
   if (*kind != "lora" && *kind != "qlora") a.fail("adapter", "lora or qlora (or none for full fine-tuning)");
   // axolotl's own rule: QLoRA loads the base model in 4 bits.
   if (*kind == "qlora" && !(four_bit && *four_bit)) a.fail("load_in_4bit", "true with adapter: qlora (axolotl refuses QLoRA without it)");
-  setup.set("training.method", *kind, a.file(), "adapter");
+  setup.set(method, *kind, a.file(), "adapter");
   if (*kind == "lora" && eight_bit && *eight_bit) {
     setup.ignore(a.file(), "load_in_8bit", "not modelled: 8-bit base weights (counted at 16 bits: memory is overestimated)");
   }
@@ -93,10 +95,6 @@ void import_axolotl(const nlohmann::json& json, const std::string& file, Importe
     setup.ignore(file, "tensor_parallel",
                  "not modelled: axolotl's tensor parallelism (DTensor); checked without it, so memory per GPU is overestimated");
   }
-  if (const std::optional<std::string> rl = a.string("rl")) {
-    setup.ignore(file, "rl", "not modelled: " + *rl + " trains on chosen and rejected sequences with a reference model beside the policy: "
-                             "memory and step time are underestimated");
-  }
   // fp8 GEMMs in bf16 training: what preflight's fp8 precision is.
   if (const std::optional<bool> fp8 = a.boolean("fp8"); fp8 && *fp8) setup.replace("training.precision", "fp8", file, "fp8");
   a.ignore(setup, {"plugins", "liger_fused_linear_cross_entropy", "liger_rope", "liger_rms_norm", "liger_glu_activation", "liger_layer_norm",
@@ -112,7 +110,8 @@ void import_axolotl(const nlohmann::json& json, const std::string& file, Importe
     if (rope->contains("factor")) scaling["factor"] = rope->at("factor");
     setup.set("training.rope_scaling", scaling, file, "rope_scaling");
   }
-  adapter(a, setup);
+  // rl: a preference trainer; the adapter then says the weights it trains.
+  adapter(a, setup, adapter_target(import_axolotl_rl(a, setup)));
   precision(a, setup);
   attention(a, setup);
   if (const nlohmann::json* gc = a.take("gradient_checkpointing"); gc != nullptr && !gc->is_null()) {

@@ -8,6 +8,7 @@
 #include "planner/import/foreign_object.hpp"
 #include "planner/import/fsdp_import.hpp"
 #include "planner/import/importers.hpp"
+#include "planner/import/preference_import.hpp"
 #include "planner/io/json_reader.hpp"
 
 namespace preflight {
@@ -92,11 +93,12 @@ void load_dtype(ForeignObject& a, ImportedSetup& setup) {
 }
 
 // TRL's ModelConfig: PEFT adapters and 4-bit loading.
-void adapters(ForeignObject& a, ImportedSetup& setup) {
+// `method`: where the weights trained go (training.method, or training.adapter beside a preference objective).
+void adapters(ForeignObject& a, ImportedSetup& setup, const std::string& method) {
   const std::optional<bool> peft = a.boolean("use_peft");
   const std::optional<bool> four_bit = a.boolean("load_in_4bit");
   if (peft && *peft) {
-    setup.set("training.method", four_bit && *four_bit ? "qlora" : "lora", a.file(), a.key_of("use_peft"));
+    setup.set(method, four_bit && *four_bit ? "qlora" : "lora", a.file(), a.key_of("use_peft"));
     if (const auto r = a.integer("lora_r", 1, 65536)) setup.set("training.lora.rank", *r, a.file(), a.key_of("lora_r"));
     if (const nlohmann::json* t = a.take("lora_target_modules"); t != nullptr && !t->is_null()) {
       setup.set("training.lora.targets", t->is_string() ? nlohmann::json::array({*t}) : *t, a.file(), a.key_of("lora_target_modules"));
@@ -107,13 +109,13 @@ void adapters(ForeignObject& a, ImportedSetup& setup) {
     }
     a.ignore(setup, {"lora_alpha"}, "scales the adapters' update: no effect on memory or step time");
   } else if (peft) {
-    setup.set("training.method", "full", a.file(), a.key_of("use_peft"));
+    setup.set(method, "full", a.file(), a.key_of("use_peft"));
   }
   a.ignore(setup, {"load_in_8bit"}, "not modelled: 8-bit base weights (counted at 16 bits: memory is overestimated)");
 }
 
 // LLaMA-Factory's arguments (its FinetuningArguments and ModelArguments, read with the Trainer's).
-void llama_factory(ForeignObject& a, ImportedSetup& setup) {
+void llama_factory(ForeignObject& a, ImportedSetup& setup, const std::string& method) {
   // LLaMA-Factory checkpoints gradients unless told not to (its model loader calls
   // gradient_checkpointing_enable when disable_gradient_checkpointing is false, the default).
   const bool llama_factory_file = a.has("finetuning_type") || a.has("cutoff_len") || a.has("template") || a.has("stage");
@@ -126,9 +128,9 @@ void llama_factory(ForeignObject& a, ImportedSetup& setup) {
   const std::optional<std::int64_t> bits = a.integer("quantization_bit", 2, 16);
   if (type) {
     if (*type == "full") {
-      setup.set("training.method", "full", a.file(), a.key_of("finetuning_type"));
+      setup.set(method, "full", a.file(), a.key_of("finetuning_type"));
     } else if (*type == "lora") {
-      setup.set("training.method", bits && *bits == 4 ? "qlora" : "lora", a.file(), a.key_of("finetuning_type"));
+      setup.set(method, bits && *bits == 4 ? "qlora" : "lora", a.file(), a.key_of("finetuning_type"));
       if (bits && *bits != 4) setup.ignore(a.file(), a.key_of("quantization_bit"), "not modelled: 8-bit base weights (counted at 16 bits: memory is overestimated)");
       if (const auto r = a.integer("lora_rank", 1, 65536)) setup.set("training.lora.rank", *r, a.file(), a.key_of("lora_rank"));
       if (const std::optional<std::string> t = a.string("lora_target")) {
@@ -147,10 +149,6 @@ void llama_factory(ForeignObject& a, ImportedSetup& setup) {
     }
   }
   a.ignore(setup, {"lora_alpha", "lora_dropout"}, "scales or drops the adapters' update: no effect on memory or step time");
-  if (const std::optional<std::string> stage = a.string("stage"); stage && *stage != "sft" && *stage != "pt") {
-    setup.ignore(a.file(), a.key_of("stage"),
-                 "not modelled: " + *stage + " runs a reference (or reward) model beside the policy: memory and step time are underestimated");
-  }
   a.ignore(setup, {"max_samples"}, "a cap per dataset, without the datasets' sizes: how much to train comes from max_steps or the scenario");
 }
 
@@ -168,8 +166,12 @@ void import_training_args(const nlohmann::json& json, const std::string& file, c
   }
   sharding(a, setup, context);
   load_dtype(a, setup);
-  adapters(a, setup);
-  llama_factory(a, setup);
+  // A preference trainer's config (TRL's or LLaMA-Factory's stage) says the objective; its adapter
+  // choice then says the weights trained.
+  std::optional<std::string> objective = import_trl_objective(a, setup);
+  if (const std::optional<std::string> stage = import_llama_factory_stage(a, setup)) objective = stage;
+  adapters(a, setup, adapter_target(objective));
+  llama_factory(a, setup, adapter_target(objective));
   if (const std::optional<bool> compile = a.boolean("torch_compile")) setup.set("training.torch_compile", *compile, file, a.key_of("torch_compile"));
   if (const std::optional<std::string> optim = a.string("optim")) set_optimizer(setup, *optim, file, a.key_of("optim"));
   // The Trainer's older switch for Adafactor, beside optim.

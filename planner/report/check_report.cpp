@@ -5,6 +5,7 @@
 #include "planner/report/model_summary.hpp"
 #include "planner/report/result_json.hpp"
 #include "planner/text/candidate_text.hpp"
+#include "planner/text/job_text.hpp"
 #include "planner/text/step_text.hpp"
 #include "planner/text/number_text.hpp"
 #include "planner/text/text_table.hpp"
@@ -35,6 +36,7 @@ void breakdown_table(std::ostringstream& out, const Evaluation& e) {
   TextTable t({"per GPU", "size"}, {TextTable::Align::left, TextTable::Align::right});
   const std::pair<const char*, double> rows[] = {
       {"parameters", g.params},
+      {"reference model (frozen weights)", g.reference_params},
       {"gathered parameters (ZeRO-3/FSDP units)", g.gathered_params},
       {"gradients", g.grads},
       {"gradient buffers (unreduced, fp32 partition)", g.grad_buffers},
@@ -88,10 +90,10 @@ std::string check_text(const CheckOutcome& o) {
   out << "preflight check: " << s.name << "\n";
   const std::vector<std::string> model = model_lines(s);
   for (std::size_t i = 0; i < model.size(); ++i) out << (i == 0 ? "  model    " : "           ") << model[i] << "\n";
-  out << "  job      " << to_string(s.training().method) << ", " << to_string(s.training().precision) << ", "
+  out << "  job      " << method_text(s.training()) << ", " << to_string(s.training().precision) << ", "
       << to_string(s.training().optimizer) << (s.training().master_weights ? "" : " without fp32 master weights")
       << (s.training().optimizer_in_backward ? " stepped in backward" : "") << ", seq " << s.training().seq_len << ", global batch "
-      << s.training().global_batch_sequences << " sequences\n";
+      << examples_text(s.training(), s.training().global_batch_sequences) << "\n";
   out << "  machine  " << c.nodes << " x " << o.node.id << " (" << o.node.gpus_per_node << " x " << o.node.gpu.id
       << " " << gib(o.node.gpu.memory_bytes) << ")\n";
   out << "  config   " << config_summary(c) << "\n";

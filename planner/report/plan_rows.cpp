@@ -7,6 +7,7 @@
 #include "planner/report/result_json.hpp"
 #include "planner/text/number_text.hpp"
 #include "planner/text/candidate_text.hpp"
+#include "planner/text/job_text.hpp"
 
 namespace preflight {
 
@@ -124,7 +125,8 @@ std::vector<std::string> plan_summary(const Scenario& s, const Plan& p) {
   std::string model = "model " + s.model().id + " (" + grouped_digits(params.total()) + " parameters";
   if (s.model().is_moe()) model += ", " + grouped_digits(params.active_per_token()) + " active per token";
   std::vector<std::string> lines{model + "), " + fixed(t.tokens / 1e9, 2) + "B tokens, seq " + std::to_string(t.seq_len) +
-                                 ", global batch " + std::to_string(t.global_batch_sequences) + " sequences"};
+                                 ", global batch " + examples_text(t, t.global_batch_sequences) +
+                                 (t.objective == TrainingObjective::sft ? "" : "; " + method_text(t))};
   for (const std::string& note : s.model_source.notes) lines.push_back("note: " + note);
   lines.push_back(constraints);
   lines.push_back(

@@ -27,13 +27,14 @@ nlohmann::ordered_json memory_json(const MemoryEstimate& m, bool peak_from_timel
   j["usable_bytes"] = bytes(m.usable_bytes);
   j["fits"] = m.fits();
   j["fits_gpu"] = m.fits_gpu();
-  j["breakdown_bytes"] = {{"params", bytes(g.params + g.gathered_params)},
+  j["breakdown_bytes"] = {{"params", bytes(g.params + g.reference_params + g.gathered_params)},
                           {"grads", bytes(g.grads + g.grad_buffers)},
                           {"optimizer", bytes(g.optimizer)},
                           {"activations", bytes(g.activations + g.logits)},
                           {"comm_buffers", bytes(g.comm_buffers)},
                           {"overhead", bytes(g.cuda_context + g.workspace + g.fragmentation)}};
   j["detail_bytes"] = {{"params", bytes(g.params)},
+                       {"reference_params", bytes(g.reference_params)},
                        {"gathered_params", bytes(g.gathered_params)},
                        {"grads", bytes(g.grads)},
                        {"grad_buffers", bytes(g.grad_buffers)},
@@ -78,6 +79,15 @@ nlohmann::ordered_json step_json(const Evaluation& e, const NodeSpec& node, cons
                             {"optimizer", rounded(s.optimizer_seconds, 4)},
                             {"pipeline_bubble", rounded(s.pipeline_bubble_seconds, 4)},
                             {"host_exposed", rounded(s.host_exposed_seconds, 4)}};
+  // A post-training step by phase (the contract's names): the no-grad forwards that give the
+  // reference's log-probabilities, and the policy's update (the rest); preference objectives generate
+  // nothing and sync no weights to a generator.
+  if (job.objective != TrainingObjective::sft) {
+    j["phases_seconds"] = {{"generation", 0.0},
+                           {"logprob", rounded(s.logprob_seconds, 4)},
+                           {"update", rounded(seconds - s.logprob_seconds, 4)},
+                           {"sync", 0.0}};
+  }
   // Compute and recompute again, by the class of kernel that spends them.
   j["kernel_seconds"] = {{"gemm", rounded(s.kernels.gemm, 4)},
                          {"attention", rounded(s.kernels.attention, 4)},

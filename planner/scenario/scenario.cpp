@@ -112,8 +112,12 @@ LoraSpec read_lora(ObjectReader& r) {
 }
 
 // `global_batch_tokens`: what one optimizer step trains on, for a length given in steps (as
-// launchers give it: max_steps, --train-iters, training.steps).
-double read_tokens(ObjectReader& t, std::int64_t seq_len, double global_batch_tokens) {
+// launchers give it: max_steps, --train-iters, training.steps). `sample_sequences`: the sequences a
+// sample counts (a pair's two under a paired objective counted in pairs). `job.epochs` takes the
+// epochs where they are given.
+double read_tokens(ObjectReader& t, TrainingJob& job, double sample_sequences) {
+  const std::int64_t seq_len = job.seq_len;
+  const double global_batch_tokens = job.global_batch_tokens();
   const int forms = (t.has("tokens") ? 1 : 0) + (t.has("samples") ? 1 : 0) + (t.has("dataset_tokens") ? 1 : 0) +
                     (t.has("steps") ? 1 : 0);
   if (forms != 1) {
@@ -128,13 +132,14 @@ double read_tokens(ObjectReader& t, std::int64_t seq_len, double global_batch_to
   }
   if (t.has("samples")) {
     const double samples = static_cast<double>(t.integer("samples", 1, kMaxSequences));
-    const double tokens = samples * static_cast<double>(seq_len);
+    const double tokens = samples * sample_sequences * static_cast<double>(seq_len);
     if (tokens > kMaxTokens) t.fail("samples", "at most " + std::to_string(static_cast<std::int64_t>(kMaxTokens / static_cast<double>(seq_len))) + " sequences (1e15 tokens)");
     return tokens;
   }
   const double dataset = t.number("dataset_tokens", {1.0, kMaxTokens, false, "tokens"});
   const double epochs = t.number("epochs", {1e-3, 1e4, false, "epochs"});
   if (dataset * epochs > kMaxTokens) t.fail("epochs", "dataset_tokens x epochs of at most 1e15 tokens");
+  job.epochs = epochs;
   return dataset * epochs;
 }
 
@@ -157,9 +162,51 @@ double read_rope_scaling(ObjectReader& t, const ModelSpec& model) {
   return factor;
 }
 
+// training.method: full, lora or qlora (the next-token loss), or a post-training objective whose
+// weights training.adapter says (full unless lora or qlora). "rl" is the contract's name for RL with
+// rollouts, which is not modelled yet. Returns whether batches and samples count a paired
+// objective's sequences rather than its pairs (preference.pairs false).
+bool read_method(ObjectReader& t, TrainingJob& job) {
+  static constexpr std::string_view kMethods[] = {"full", "lora", "qlora", "dpo", "simpo", "orpo", "kto", "reward"};
+  if (t.has("method") && t.raw("method") == "rl") {
+    t.fail("method", "full, lora, qlora, dpo, simpo, orpo, kto or reward (RL with rollouts, \"rl\", is not modelled yet: "
+                     "its generation phase has no simulator)");
+  }
+  const std::string method = t.optional_choice("method", kMethods).value_or("full");
+  if (const std::optional<Method> m = value_of(kMethodNames, method)) {
+    job.method = *m;
+    if (t.has("adapter")) t.fail("adapter", "no \"adapter\" with method " + method + " (it says the weights trained already)");
+    if (t.has("preference")) t.fail("preference", "no \"preference\" block unless method is a preference objective (dpo, simpo, orpo, kto, reward)");
+    return false;
+  }
+  job.objective = *value_of(kTrainingObjectiveNames, method);
+  job.method = t.optional_enum("adapter", kMethodNames).value_or(Method::full);
+  // DPO and KTO compare with a reference; SimPO, ORPO and a reward model have none.
+  ReferenceSource reference = takes_reference(job.objective) ? ReferenceSource::model : ReferenceSource::none;
+  bool pairs = paired(job.objective);
+  if (std::optional<ObjectReader> p = t.optional_object("preference")) {
+    if (const std::optional<ReferenceSource> given = p->optional_enum("reference", kReferenceSourceNames)) {
+      if (!takes_reference(job.objective) && *given != ReferenceSource::none) {
+        p->fail("reference", "none (" + method + " has no reference model)");
+      }
+      reference = *given;
+    }
+    if (const std::optional<bool> given = p->optional_boolean("pairs")) {
+      if (*given && !paired(job.objective)) p->fail("pairs", "false (kto trains on unpaired examples)");
+      pairs = *given;
+    }
+    p->finish();
+  }
+  job.reference = reference;
+  return paired(job.objective) && !pairs;
+}
+
 TrainingJob read_training(ObjectReader& r, ModelSpec& model, std::optional<Framework>& framework) {
   ObjectReader t = r.object("training");
   TrainingJob job;
+  // Under a paired objective whose batches count sequences (preference.pairs false) a pair is two.
+  const bool pairs_as_sequences = read_method(t, job);
+  const double sample_sequences = paired(job.objective) && !pairs_as_sequences ? 2.0 : 1.0;
   const double rope_factor = read_rope_scaling(t, model);
   if (rope_factor > 1.0) {
     model.max_seq_len = static_cast<std::int64_t>(std::floor(static_cast<double>(model.max_seq_len) * rope_factor));
@@ -186,7 +233,13 @@ TrainingJob read_training(ObjectReader& r, ModelSpec& model, std::optional<Frame
   } else {
     job.global_batch_sequences = t.integer("global_batch_size", 1, 100'000'000);
   }
-  job.tokens = read_tokens(t, job.seq_len, job.global_batch_tokens());
+  if (pairs_as_sequences) {
+    // The batch counts sequences, two to a pair: the examples are pairs.
+    const std::string key = t.has("global_batch_tokens") ? "global_batch_tokens" : "global_batch_size";
+    if (job.global_batch_sequences % 2 != 0) t.fail(key, "an even number of sequences (preference.pairs false: a pair is two)");
+    job.global_batch_sequences /= 2;
+  }
+  job.tokens = read_tokens(t, job, sample_sequences);
   if (job.global_batch_tokens() > job.tokens) {
     t.fail(t.has("global_batch_tokens") ? "global_batch_tokens" : "global_batch_size",
            "a global batch no larger than the training tokens (" + io::describe(job.tokens) + ")");
@@ -195,12 +248,14 @@ TrainingJob read_training(ObjectReader& r, ModelSpec& model, std::optional<Frame
   job.optimizer = t.optional_enum("optimizer", kOptimizerNames).value_or(OptimizerKind::adamw);
   job.master_weights = t.optional_boolean("master_weights").value_or(true);
   job.optimizer_in_backward = t.optional_boolean("optimizer_in_backward").value_or(false);
-  job.method = t.optional_enum("method", kMethodNames).value_or(Method::full);
   framework = t.optional_enum("framework", kFrameworkNames);
   job.torch_compile = t.optional_boolean("torch_compile").value_or(false);
   job.compile_loss = t.optional_boolean("compile_loss");
   job.attention = t.optional_enum("attention", kAttentionKernelNames).value_or(AttentionKernel::automatic);
-  if (job.method == Method::full && t.has("lora")) t.fail("lora", "no \"lora\" block unless method is lora or qlora");
+  if (job.method == Method::full && t.has("lora")) {
+    t.fail("lora", job.objective == TrainingObjective::sft ? "no \"lora\" block unless method is lora or qlora"
+                                                   : "no \"lora\" block unless adapter is lora or qlora");
+  }
   if (job.method != Method::full) job.lora = read_lora(t);
   t.finish();
   return job;
@@ -528,7 +583,11 @@ StrategyConfig with_offering_framework(StrategyConfig c, const Scenario& scenari
 std::vector<Framework> searched_frameworks(const Scenario& scenario) {
   if (!scenario.search.frameworks.empty()) return scenario.search.frameworks;
   if (scenario.framework) return {*scenario.framework};
-  if (scenario.training().method != Method::full) return {Framework::transformers};
+  // Adapters and every preference objective but DPO and reward models run on transformers alone.
+  const TrainingObjective o = scenario.training().objective;
+  if (scenario.training().method != Method::full || (o != TrainingObjective::sft && o != TrainingObjective::dpo && o != TrainingObjective::reward)) {
+    return {Framework::transformers};
+  }
   return {Framework::transformers, Framework::megatron};
 }
 

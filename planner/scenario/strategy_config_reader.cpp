@@ -18,10 +18,12 @@ using io::ObjectReader;
 namespace {
 
 // micro_batch x grad_accum x DP = global batch; whichever of the two is missing is derived.
-void complete_batch(ObjectReader& r, StrategyConfig& c, std::int64_t global, std::int64_t dp) {
+void complete_batch(ObjectReader& r, StrategyConfig& c, const TrainingJob& job, std::int64_t dp) {
+  const std::int64_t global = job.global_batch_sequences;
   const std::optional<std::int64_t> mb = r.optional_integer("micro_batch", 1, 1'000'000);
   const std::optional<std::int64_t> accum = r.optional_integer("grad_accum", 1, 1'000'000);
-  const std::string batch = "the global batch of " + std::to_string(global) + " sequences over DP degree " + std::to_string(dp);
+  const std::string batch = "the global batch of " + std::to_string(global) + (paired(job.objective) ? " pairs" : " sequences") +
+                            " over DP degree " + std::to_string(dp);
   if (global % dp != 0) {
     r.fail(r.has("nodes") ? "nodes" : "instance", "a machine count whose DP degree divides " + batch);
   }
@@ -112,7 +114,7 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
   } catch (const InvalidConfig& e) {
     rethrow_at(source, e);
   }
-  complete_batch(r, c, scenario.training().global_batch_sequences, dp_degree(c, *node));
+  complete_batch(r, c, scenario.training(), dp_degree(c, *node));
   read_run_fields(r, c);
   r.finish();
   try {

@@ -12,6 +12,7 @@
 #include "planner/scenario/strategy_config_reader.hpp"
 #include "planner/text/number_text.hpp"
 #include "planner/text/candidate_text.hpp"
+#include "planner/text/job_text.hpp"
 #include "planner/search/plan_ranking.hpp"
 #include "planner/search/search_space.hpp"
 #include "simulator/economics/expected_run.hpp"
@@ -111,8 +112,11 @@ struct KnownOom {
 // (causal flash attention computes only the lower triangle; MFU's count takes all of it).
 double executed_flops_floor(const Scenario& s) {
   const FlopsPerToken& f = s.workload.flops();
-  return s.training().global_batch_tokens() * (f.forward_matmul + 0.5 * f.forward_attention) *
-         (1.0 + backward_to_forward_ratio(s.training().method));
+  // A preference objective's forwards without gradients run beside the trained sequences.
+  const TrainingJob& job = s.training();
+  const double no_grad = job.no_grad_sequences_per_example() / static_cast<double>(job.sequences_per_example());
+  return job.global_batch_tokens() * (f.forward_matmul + 0.5 * f.forward_attention) *
+         (1.0 + backward_to_forward_ratio(job.method) + no_grad);
 }
 
 class Screen {
@@ -225,7 +229,7 @@ class Screen {
             const std::string why = !m.unusable.empty()
                                         ? m.unusable
                                         : "DP degree " + std::to_string(dp) + " does not divide the global batch of " +
-                                              std::to_string(global) + " sequences";
+                                              examples_text(s_.training(), global);
             keep_nearest(invalid.misses, Verdict::invalid, 0.0, false, [&] { return machine_text(*m.node, nodes) + ": " + why; });
             continue;
           }

@@ -15,7 +15,14 @@ std::string step_parts_text(const StepTime& s) {
   add(" + ", "GEMM", s.kernels.gemm);
   add(" + ", "attention", s.kernels.attention);
   add(" + ", "memory-bound", s.kernels.memory_bound);
-  if (s.recompute_seconds > 0.0) text += " (recompute " + fixed(s.recompute_seconds, 3) + " of these)";
+  // Parts of the GPU's work: what checkpointing repeats, and a preference objective's forwards
+  // without gradients (its reference's log-probabilities).
+  std::string of_these;
+  if (s.recompute_seconds > 0.0) of_these = "recompute " + fixed(s.recompute_seconds, 3);
+  if (s.logprob_seconds > 0.0) {
+    of_these += (of_these.empty() ? "" : ", ") + std::string("no-grad log-prob forwards ") + fixed(s.logprob_seconds, 3);
+  }
+  if (!of_these.empty()) text += " (" + of_these + " of these)";
   add(", ", "exposed communication", s.comm_exposed_seconds);
   add(", ", "offload", s.offload_exposed_seconds);
   add(", ", "waiting on the host", s.host_exposed_seconds);

@@ -9,7 +9,8 @@
 
 namespace preflight {
 
-// "GEMM 1.234 + attention 0.210 + memory-bound 0.301 (recompute 0.400 of these), exposed communication
+// "GEMM 1.234 + attention 0.210 + memory-bound 0.301 (recompute 0.400, no-grad log-prob forwards 0.300 of
+// these), exposed communication
 // 0.020, optimizer 0.010" (seconds), the zero parts left out.
 std::string step_parts_text(const StepTime& step);
 

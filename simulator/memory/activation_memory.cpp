@@ -135,7 +135,7 @@ EveryOtherMatmul every_other_matmul(const Workload& w, const ActivationInputs& i
 ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig& c, const StackHabits& stack) {
   ActivationInputs in;
   in.seq_len = job.seq_len / c.parallelism.cp;  // context parallelism: this rank's share of each sequence
-  in.micro_batch = c.micro_batch;
+  in.micro_batch = job.sequences(c.micro_batch);  // a pair's two sequences run as two
   in.precision = job.precision;
   in.recompute = c.recompute;
   in.selective = stack.selective;
@@ -183,7 +183,7 @@ ActivationMemory activation_memory(const Workload& w, const ActivationInputs& in
   mem.outside_layers = 2.0 * a * static_cast<double>(m.hidden) * tokens / sp;
   // The lm_head output and what the stack's loss keeps beside it; Megatron's vocabulary-parallel
   // lm_head and cross-entropy split the logits by tp.
-  mem.logits = static_cast<double>(m.vocab) * tokens * (a + in.loss_kept_bytes_per_logit) / static_cast<double>(in.tp);
+  mem.logits = static_cast<double>(m.head_outputs()) * tokens * (a + in.loss_kept_bytes_per_logit) / static_cast<double>(in.tp);
   const double layers = static_cast<double>(in.stage_layers > 0 ? in.stage_layers : m.layers);
   mem.layers_total = mem.per_layer_stored * layers * in.in_flight_micro_batches + mem.recompute_working + mem.outside_layers;
   return mem;

@@ -73,7 +73,7 @@ double context_parallel_buffer_bytes(const Workload& w, const StrategyConfig& c)
   // The ring's receive buffers: the next rank's keys and values while this one's are attended to,
   // and in backward their gradients beside them (the fp32 accumulation of dK and dV Transformer
   // Engine sends on), for one layer at a time.
-  const double tokens = static_cast<double>(c.micro_batch * (w.job().seq_len / cp));
+  const double tokens = static_cast<double>(w.job().sequences(c.micro_batch) * (w.job().seq_len / cp));
   const double kv = tokens * static_cast<double>(m.kv_dim() + m.v_dim()) / static_cast<double>(c.parallelism.tp);
   return 2.0 * kv * activation_bytes(w.job().precision) + kv * 4.0;
 }
@@ -148,6 +148,13 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   MemoryEstimate e;
   MemoryBreakdown& g = e.gpu;
   g.params = states.params;
+  if (job.reference_weights()) {
+    // The frozen reference of a full fine-tune is a second copy of the weights in the compute dtype,
+    // placed as the policy's are (TRL prepares it with the policy's DeepSpeed stage or FSDP plugin:
+    // sharded under ZeRO-3/FSDP, whole under ZeRO-1/2 and DDP, offloaded with offload_param).
+    const StateBytes& b = w.state_bytes();
+    g.reference_params = states.params * footprint.compute_weight_bytes / (b.weights + b.fp8_cache);
+  }
   g.gathered_params = states.gathered_params;
   g.grads = states.grads;
   g.grad_buffers = states.grad_buffers;

@@ -15,6 +15,7 @@ namespace preflight {
 
 struct MemoryBreakdown {
   double params = 0.0;
+  double reference_params = 0.0;  // a preference objective's frozen reference model, sharded as the params
   double gathered_params = 0.0;
   double grads = 0.0;
   double grad_buffers = 0.0;
@@ -27,7 +28,7 @@ struct MemoryBreakdown {
   double fragmentation = 0.0;
 
   double total() const {
-    return params + gathered_params + grads + grad_buffers + optimizer + activations + logits + comm_buffers +
+    return params + reference_params + gathered_params + grads + grad_buffers + optimizer + activations + logits + comm_buffers +
            cuda_context + workspace + fragmentation;
   }
 };

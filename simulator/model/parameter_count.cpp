@@ -76,7 +76,7 @@ ParameterCount count_parameters(const ModelSpec& m) {
   c.embedding += m.embedding_norm ? norm_params : 0;
   c.final_norm = norm_params;
   // Tied: the head's weight is the embedding table; a bias of its own stays (Phi's lm_head.bias).
-  c.lm_head = (m.tied_embeddings ? 0 : m.vocab * m.hidden) + (m.lm_head_bias ? m.vocab : 0);
+  c.lm_head = m.scalar_head ? m.hidden : (m.tied_embeddings ? 0 : m.vocab * m.hidden) + (m.lm_head_bias ? m.vocab : 0);
   c.router_per_layer = m.is_moe() ? (m.hidden + (m.router_bias ? 1 : 0)) * m.experts + (m.shared_expert_gate ? m.hidden : 0) : 0;
 
   std::int64_t largest = std::max(c.embedding, c.lm_head);

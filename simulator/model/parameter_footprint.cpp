@@ -46,7 +46,7 @@ double factored_moment_bytes(const ModelSpec& model, const ParameterCount& count
     const double vocab = static_cast<double>(model.vocab);
     const double hidden = static_cast<double>(model.hidden);
     if (count.embedding > 0) add(vocab, hidden, 1.0);
-    if (count.lm_head > 0) add(vocab, hidden, 1.0);
+    if (count.lm_head > 0) add(static_cast<double>(model.head_outputs()), hidden, 1.0);
     const double trainable = static_cast<double>(count.total());
     // Norms, biases, routers and position tables are kept whole (routers and positions are matrices,
     // counted whole here: a few thousandths of the model).

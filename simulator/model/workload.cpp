@@ -4,8 +4,23 @@
 
 namespace preflight {
 
+namespace {
+
+// A reward model is the base with transformers' score layer in place of its lm_head
+// (AutoModelForSequenceClassification): an untied hidden -> 1 head without bias.
+ModelSpec as_trained(ModelSpec model, const TrainingJob& job) {
+  if (job.objective == TrainingObjective::reward) {
+    model.scalar_head = true;
+    model.tied_embeddings = false;
+    model.lm_head_bias = false;
+  }
+  return model;
+}
+
+}  // namespace
+
 Workload::Workload(ModelSpec model, TrainingJob job)
-    : model_(std::move(model)),
+    : model_(as_trained(std::move(model), job)),
       job_(std::move(job)),
       count_(count_parameters(model_)),
       kinds_(preflight::layer_kinds(model_)),

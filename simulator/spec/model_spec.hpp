@@ -61,6 +61,9 @@ struct ModelSpec {
   QkNorm qk_norm = QkNorm::none;
   bool embedding_norm = false;   // a LayerNorm right after the token embedding (BLOOM)
   bool lm_head_bias = false;     // Phi-1/1.5/2
+  // A reward model's head: transformers' *ForSequenceClassification score layer (hidden -> 1, no
+  // bias) in place of the lm_head, so no vocabulary-wide logits.
+  bool scalar_head = false;
   bool router_bias = false;      // gpt-oss
   bool attention_sinks = false;  // gpt-oss: one learned logit per head and layer
   std::int64_t experts = 1;             // MoE experts per layer (1 = dense)
@@ -93,6 +96,8 @@ struct ModelSpec {
   std::int64_t kv_dim() const { return kv_heads * head_dim; }
   std::int64_t v_dim() const { return kv_heads * v_head_dim(); }
   std::int64_t attention_out_dim() const { return heads * v_head_dim(); }
+  // The head's outputs a token: the vocabulary, or a reward model's one score.
+  std::int64_t head_outputs() const { return scalar_head ? 1 : vocab; }
 };
 
 }  // namespace preflight

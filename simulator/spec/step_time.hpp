@@ -21,6 +21,9 @@ struct KernelClassSeconds {
 
 struct StepTime {
   double compute_seconds = 0.0;          // forward and backward on the GPU
+  // Of compute_seconds: the forward passes without gradients a preference objective adds (the
+  // reference's log-probabilities, KTO's KL completions): the "logprob" phase of a post-training step.
+  double logprob_seconds = 0.0;
   double recompute_seconds = 0.0;        // activation checkpointing's extra forward work
   double comm_exposed_seconds = 0.0;     // waiting on collectives not hidden behind compute
   double offload_exposed_seconds = 0.0;  // waiting on host<->device copies

@@ -19,6 +19,18 @@ enum class Precision { fp32, bf16, fp16, fp8 };
 // sgd: torch's SGD with a momentum buffer.
 enum class OptimizerKind { adamw, adamw8bit, paged_adamw8bit, paged_adamw32bit, adafactor, sgd_momentum };
 enum class Method { full, lora, qlora };
+// What the step optimises. sft: the next-token loss of supervised fine-tuning and pre-training. The
+// rest are post-training objectives (TRL's trainers): dpo (DPOTrainer: chosen and rejected sequences
+// through the policy in one concatenated forward, beside a frozen reference's forward on both),
+// simpo and orpo (CPOTrainer's SimPO loss, ORPOTrainer: pairs without a reference), kto
+// (KTOTrainer: unpaired examples, the reference on each and on a mismatched completion, and the
+// policy's forward without gradients on that completion for the KL term), reward (RewardTrainer:
+// a scalar head in place of the lm_head, chosen and rejected through the model).
+enum class TrainingObjective { sft, dpo, simpo, orpo, kto, reward };
+// Where a preference objective's reference log-probabilities come from: a frozen model run every step
+// (a second copy of the weights, or the LoRA base with its adapters off), a pass over the data before
+// training (TRL's precompute_ref_log_probs: no reference weights while training), or none.
+enum class ReferenceSource { model, precomputed, none };
 
 inline constexpr EnumNames<Precision, 4> kPrecisionNames{
     {{Precision::fp32, "fp32"}, {Precision::bf16, "bf16"}, {Precision::fp16, "fp16"}, {Precision::fp8, "fp8"}}};
@@ -34,6 +46,20 @@ inline constexpr EnumNames<OptimizerKind, 7> kOptimizerNames{{{OptimizerKind::ad
 // Whether the optimizer's states live in unified memory the driver may page out to the host.
 constexpr bool paged(OptimizerKind o) { return o == OptimizerKind::paged_adamw8bit || o == OptimizerKind::paged_adamw32bit; }
 inline constexpr EnumNames<Method, 3> kMethodNames{{{Method::full, "full"}, {Method::lora, "lora"}, {Method::qlora, "qlora"}}};
+inline constexpr EnumNames<TrainingObjective, 6> kTrainingObjectiveNames{{{TrainingObjective::sft, "sft"},
+                                                          {TrainingObjective::dpo, "dpo"},
+                                                          {TrainingObjective::simpo, "simpo"},
+                                                          {TrainingObjective::orpo, "orpo"},
+                                                          {TrainingObjective::kto, "kto"},
+                                                          {TrainingObjective::reward, "reward"}}};
+inline constexpr EnumNames<ReferenceSource, 3> kReferenceSourceNames{
+    {{ReferenceSource::model, "model"}, {ReferenceSource::precomputed, "precomputed"}, {ReferenceSource::none, "none"}}};
+
+// Whether an objective trains on pairs (chosen and rejected) or on single sequences.
+constexpr bool paired(TrainingObjective o) { return o == TrainingObjective::dpo || o == TrainingObjective::simpo || o == TrainingObjective::orpo || o == TrainingObjective::reward; }
+// Whether an objective compares the policy with a reference: only DPO and KTO (SimPO and ORPO are
+// reference-free by construction; a reward model has none).
+constexpr bool takes_reference(TrainingObjective o) { return o == TrainingObjective::dpo || o == TrainingObjective::kto; }
 
 struct LoraSpec {
   std::int64_t rank = 16;
@@ -51,8 +77,11 @@ struct LoraSpec {
 };
 
 struct TrainingJob {
+  // Every token the policy trains on: under a paired objective, both sequences of each pair.
   double tokens = 0.0;
-  std::int64_t seq_len = 0;
+  std::int64_t seq_len = 0;  // one sequence (under a preference objective: its prompt and completion)
+  // Examples per optimizer step: sequences, or under a paired objective pairs (TRL's batch sizes count
+  // pairs; each runs as two sequences). The config's micro_batch counts examples too.
   std::int64_t global_batch_sequences = 0;
   Precision precision = Precision::bf16;
   OptimizerKind optimizer = OptimizerKind::adamw;
@@ -72,12 +101,39 @@ struct TrainingJob {
   // since 2025, where its 2024 releases compiled the blocks alone).
   std::optional<bool> compile_loss;
   AttentionKernel attention = AttentionKernel::automatic;  // training.attention: the stack's choice unless set
+  TrainingObjective objective = TrainingObjective::sft;
+  ReferenceSource reference = ReferenceSource::none;
+  // Passes over the data (dataset_tokens with epochs; 1 when the length is given otherwise): a
+  // precomputed reference runs once over the data, not once an epoch.
+  double epochs = 1.0;
 
-  double global_batch_tokens() const { return static_cast<double>(global_batch_sequences * seq_len); }
+  // The sequences one example runs through the model with gradients: a pair's two, else one.
+  std::int64_t sequences_per_example() const { return paired(objective) ? 2 : 1; }
+  std::int64_t sequences(std::int64_t examples) const { return examples * sequences_per_example(); }
+  // Sequences an example also runs forward without gradients each step, on average: a reference
+  // model on each trained sequence (once over the data when precomputed), and under KTO the policy
+  // on the example's mismatched completion for the KL estimate (the reference on that one too).
+  double no_grad_sequences_per_example() const {
+    if (objective == TrainingObjective::dpo || objective == TrainingObjective::kto) {
+      // DPO: the chosen and the rejected; KTO: the example and its mismatched completion.
+      constexpr double reference_sequences = 2.0;
+      const double reference_runs = reference == ReferenceSource::model         ? 1.0
+                                    : reference == ReferenceSource::precomputed ? 1.0 / epochs
+                                                                                : 0.0;
+      return reference_sequences * reference_runs + (objective == TrainingObjective::kto ? 1.0 : 0.0);
+    }
+    return 0.0;
+  }
+  // A frozen reference model whose weights stay on the GPUs while training: a full fine-tune's second
+  // copy (a LoRA's reference is its own base with the adapters off).
+  bool reference_weights() const { return reference == ReferenceSource::model && method == Method::full; }
+  double global_batch_tokens() const { return static_cast<double>(sequences(global_batch_sequences) * seq_len); }
 };
 
 inline std::string to_string(Precision p) { return std::string(name_of(kPrecisionNames, p)); }
 inline std::string to_string(OptimizerKind o) { return std::string(name_of(kOptimizerNames, o)); }
 inline std::string to_string(Method m) { return std::string(name_of(kMethodNames, m)); }
+inline std::string to_string(TrainingObjective o) { return std::string(name_of(kTrainingObjectiveNames, o)); }
+inline std::string to_string(ReferenceSource r) { return std::string(name_of(kReferenceSourceNames, r)); }
 
 }  // namespace preflight

@@ -10,7 +10,7 @@ ContextParallel::ContextParallel(const StepContext& context, GraphWriter& graph)
   const int cp = c_.stages.cp;
   if (cp == 1) return;
   const ModelSpec& m = c_.model;
-  const double tokens = static_cast<double>(c_.config.micro_batch * (c_.job.seq_len / cp));
+  const double tokens = static_cast<double>(c_.job.sequences(c_.config.micro_batch) * (c_.job.seq_len / cp));
   const double kv_bytes = activation_bytes(c_.job.precision) * tokens * static_cast<double>(m.kv_dim() + m.v_dim()) /
                           static_cast<double>(c_.stages.tp);
   const bool crosses_nodes = c_.stages.tp * cp > c_.machine.node().gpus_per_node;

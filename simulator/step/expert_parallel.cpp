@@ -12,7 +12,7 @@ ExpertParallel::ExpertParallel(const StepContext& context, GraphWriter& graph) :
   if (ep == 1) return;
   const ModelSpec& m = c_.model;
   // The tokens of this rank (its sequence slice under sequence and context parallelism), each sent to top-k experts.
-  const double tokens = static_cast<double>(c_.config.micro_batch * (c_.job.seq_len / c_.config.parallelism.cp)) /
+  const double tokens = static_cast<double>(c_.job.sequences(c_.config.micro_batch) * (c_.job.seq_len / c_.config.parallelism.cp)) /
                         (c_.config.parallelism.sequence_parallel ? static_cast<double>(c_.stages.tp) : 1.0);
   const double bytes = activation_bytes(c_.job.precision) * tokens * static_cast<double>(m.routed_per_token()) *
                        static_cast<double>(m.hidden);

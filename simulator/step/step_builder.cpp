@@ -9,6 +9,11 @@ namespace preflight {
 
 using engine::TaskId;
 
+namespace {
+// The gather of a layer ahead of a forward without gradients (the reference model's own shards).
+constexpr std::string_view kNoGradGather = "all-gather no-grad";
+}  // namespace
+
 StepGraph build_step_graph(const StepInputs& in) { return StepBuilder(in).build(); }
 
 StepGraph build_step_graph(const StepInputs& in, StepGraph&& recycled) { return StepBuilder(in, std::move(recycled)).build(); }
@@ -65,11 +70,12 @@ StepGraph StepBuilder::build() {
   g_.set_micro_batch(-1);
   gather_updated_parameters(c_, g_, add_optimizer_step(c_, g_, *previous, gradient_syncs_));
   // Model FLOPs as MFU counts them (6N plus full attention per token for training), not the
-  // kernels' own work (causal attention does half; recompute repeats the forward).
+  // kernels' own work (causal attention does half; recompute repeats the forward). A preference
+  // objective's forwards without gradients are work the objective needs: counted at 2N.
   // One replica's sequences, whose work its tp x pp x cp GPUs share.
-  const double tokens = static_cast<double>(c_.config.micro_batch * accumulation * c_.job.seq_len);
+  const double tokens = static_cast<double>(c_.job.sequences(c_.config.micro_batch) * accumulation * c_.job.seq_len);
   StepGraph& out = g_.graph();
-  out.model_flops = tokens * c_.workload.flops().forward() * (1.0 + backward_to_forward_ratio(c_.job.method)) /
+  out.model_flops = tokens * c_.workload.flops().forward() * (1.0 + backward_to_forward_ratio(c_.job.method) + c_.no_grad_runs) /
                     static_cast<double>(c_.stages.tp * c_.stages.pp * c_.stages.cp);
   return std::move(out);
 }
@@ -83,7 +89,8 @@ TaskId StepBuilder::compute(Pass& p, TaskKind kind, std::string_view name, int i
   g_.after(t, p.chain);
   g_.after(t, ready);
   p.chain = t;
-  if (kind == TaskKind::compute) p.computed.push_back(t);
+  // Prefetches and copies pace themselves on the passes over layers, with gradients or without.
+  if (kind == TaskKind::compute || kind == TaskKind::reference) p.computed.push_back(t);
   return t;
 }
 
@@ -174,6 +181,28 @@ void StepBuilder::backward_pass(Pass& p, std::optional<TaskId> start, bool last)
   buckets.flush(*p.chain);
 }
 
+void StepBuilder::no_grad_forward(Pass& p, int mb) {
+  if (c_.no_grad_runs <= 0.0) return;
+  const FrameworkMeasurement& f = host_.framework();
+  const double runs = c_.no_grad_runs;
+  const double gathered = c_.scheme.stage == 3 ? c_.gathered_bytes() : 0.0;
+  // Each run is a forward of the micro-batch's shape that keeps nothing: its kernels and host issue
+  // `runs` times over (its collectives once a layer: a precomputed reference's share of a run, or
+  // KTO's three calls, is costed in compute, not in collectives). Under pipelining each stage runs
+  // its layers; the forward-only schedule's own bubble is not added.
+  for (int l = 0; l < c_.stage_layers(); ++l) {
+    const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, kNoGradGather, p.chain);
+    compute(p, TaskKind::reference, "no-grad forward", l, c_.layer.forward, runs * c_.forward_slowdown * tp_.compute_slowdown(false),
+            0.0, gathered, ready, runs * f.layer_forward_no_grad_seconds);
+    cp_.sync(p, l);
+    tp_.sync(p, l);
+    ep_.sync(p, l);
+  }
+  // The log-probabilities come from the logits, which live only while they are read.
+  const double logits = c_.activations.logits;
+  compute(p, TaskKind::reference, "no-grad head", mb, c_.head.forward, runs, logits, logits, {}, runs * f.head_forward_seconds);
+}
+
 void StepBuilder::start_micro_batch(Pass& p, std::optional<TaskId> previous, int mb) {
   // The host reads something back from the GPU once per micro-batch (HF Trainer's NaN/inf check of
   // the loss, Megatron's broadcast of the batch sizes), so it starts issuing a micro-batch only once
@@ -197,6 +226,7 @@ TaskId StepBuilder::micro_batch(std::optional<TaskId> previous, int mb, bool las
   Pass p;
   p.chain = previous;
   start_micro_batch(p, previous, mb);
+  no_grad_forward(p, mb);
   forward_pass(p, previous);
   const TaskId head_fwd = head(p, mb);
   backward_pass(p, head_fwd, last);
@@ -215,6 +245,7 @@ TaskId StepBuilder::paired_micro_batches(std::optional<TaskId> previous, int cou
   Pass behind;  // the micro-batch whose backward runs next
   behind.chain = previous;
   start_micro_batch(behind, previous, 0);
+  no_grad_forward(behind, 0);
   forward_pass(behind, previous);
   TaskId behind_head = head(behind, 0);
   for (int mb = 1; mb < count; ++mb) {
@@ -224,6 +255,7 @@ TaskId StepBuilder::paired_micro_batches(std::optional<TaskId> previous, int cou
     ahead.chain = behind.chain;
     g_.set_micro_batch(mb);
     start_micro_batch(ahead, behind.chain, mb);
+    no_grad_forward(ahead, mb);
     GradientBuckets buckets(c_, g_, false, gradient_syncs_);
     for (int k = 0; k < layers; ++k) {
       g_.set_micro_batch(mb);

@@ -34,6 +34,9 @@ class StepBuilder {
                       GradientBuckets& buckets);
   void forward_pass(Pass& p, std::optional<engine::TaskId> start);
   void backward_pass(Pass& p, std::optional<engine::TaskId> start, bool last);
+  // A preference objective's forwards without gradients ahead of the micro-batch's own (the
+  // reference's log-probabilities, KTO's KL completions): the stage's layers and the head, nothing kept.
+  void no_grad_forward(Pass& p, int mb);
   // What a micro-batch waits for before its forward: the host's sync and the stage's input.
   void start_micro_batch(Pass& p, std::optional<engine::TaskId> previous, int mb);
   // The head after a forward (logits, loss, their backward) and the gradient from the next stage;

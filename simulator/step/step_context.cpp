@@ -13,7 +13,7 @@ LayerCostInputs layer_cost_inputs(const Workload& w, const StrategyConfig& c, co
   LayerCostInputs lc;
   lc.seq_len = w.job().seq_len / c.parallelism.cp;  // this rank's share of each sequence
   lc.cp = c.parallelism.cp;
-  lc.micro_batch = c.micro_batch;
+  lc.micro_batch = w.job().sequences(c.micro_batch);  // a pair's two sequences in one concatenated forward
   lc.precision = w.job().precision;
   lc.stack = stack;
   lc.frozen_weights = w.job().method != Method::full;
@@ -66,7 +66,8 @@ StepContext::StepContext(const StepInputs& inputs)
           config.recompute == Recompute::selective && stack.selective == SelectiveRecompute::every_other_matmul
               ? op_policy_recompute(layer, every_other_matmul(workload, activation_inputs(job, config, stack)).matmul_share_again,
                                     stack.attention != AttentionKernel::eager)
-              : PassCost{}) {
+              : PassCost{}),
+      no_grad_runs(job.no_grad_sequences_per_example() / static_cast<double>(job.sequences_per_example())) {
   const double dp = in.memory.gradient_group;  // data- and context-parallel ranks reduce gradients together
   const int gpus_per_node = machine.node().gpus_per_node;
   // Megatron places tensor-parallel ranks innermost, so a node holds gpus_per_node / tp ranks of each
@@ -97,7 +98,7 @@ double StepContext::overlap_slowdown(double comm, double compute) const {
 }
 
 double StepContext::boundary_activation_bytes() const {
-  return activation_bytes(job.precision) * static_cast<double>(config.micro_batch * (job.seq_len / config.parallelism.cp)) *
+  return activation_bytes(job.precision) * static_cast<double>(job.sequences(config.micro_batch) * (job.seq_len / config.parallelism.cp)) *
          static_cast<double>(model.hidden);
 }
 

@@ -33,6 +33,11 @@ struct StepContext {
   ActivationMemory activations;
   // What torchtitan's selective "op" checkpointing re-runs of a layer's forward (see recompute_pass).
   PassCost every_other_matmul_recompute;
+  // A preference objective's forwards without gradients (the reference's, KTO's KL completions), in
+  // forwards of the micro-batch's own shape per micro-batch: each runs as many sequences as the
+  // policy's forward (DPO's concatenated pair; KTO's calls of one sequence an example). Fractional
+  // where a precomputed reference runs once over the data, not every epoch. 0: none.
+  double no_grad_runs = 0.0;
   CollectiveGroup world;  // the data-parallel group (with the context-parallel ranks: the gradients' group)
   CollectiveGroup shard;  // the GPUs the states are sharded over
 

@@ -21,7 +21,8 @@
 namespace preflight {
 
 // What each task of a step graph is, for the step-time breakdown.
-enum class TaskKind { compute, recompute, collective, copy, optimizer, bubble, host };
+// reference: a forward without gradients that a preference objective adds (counted as compute).
+enum class TaskKind { compute, recompute, collective, copy, optimizer, bubble, host, reference };
 
 struct StepInputs {
   const Workload* workload = nullptr;

@@ -58,6 +58,10 @@ StepSimulation simulate_graph(const StepInputs& in, bool with_trace, Scratch& sc
     t.kernels += g.kernels[id];
     switch (g.kinds[id]) {
       case TaskKind::compute: t.compute_seconds += seconds; break;
+      case TaskKind::reference:
+        t.compute_seconds += seconds;
+        t.logprob_seconds += seconds;
+        break;
       case TaskKind::recompute: t.recompute_seconds += seconds; break;
       case TaskKind::optimizer: t.optimizer_seconds += seconds; break;
       case TaskKind::copy: copies += seconds; break;
@@ -87,13 +91,14 @@ StepSimulation simulate_step(const StepInputs& in, bool with_trace) {
   shorter.config.grad_accum = kSimulated;
   StepSimulation result = simulate_graph(shorter, false, scratch);
   const StepGraph& g = scratch.graph;
-  double compute = 0.0, recompute = 0.0, copies = 0.0, host = 0.0;
+  double compute = 0.0, logprob = 0.0, recompute = 0.0, copies = 0.0, host = 0.0;
   KernelClassSeconds kernels;
   for (engine::TaskId id = 0; id < g.graph.task_count(); ++id) {
     if (g.micro_batch[id] != 1) continue;
     kernels += g.kernels[id];
     const double seconds = g.graph.task(id).seconds;
-    compute += g.kinds[id] == TaskKind::compute ? seconds : 0.0;
+    compute += g.kinds[id] == TaskKind::compute || g.kinds[id] == TaskKind::reference ? seconds : 0.0;
+    logprob += g.kinds[id] == TaskKind::reference ? seconds : 0.0;
     recompute += g.kinds[id] == TaskKind::recompute ? seconds : 0.0;
     copies += g.kinds[id] == TaskKind::copy ? seconds : 0.0;
     host += g.kinds[id] == TaskKind::host ? seconds : 0.0;
@@ -103,6 +108,7 @@ StepSimulation simulate_step(const StepInputs& in, bool with_trace) {
   const double extra = static_cast<double>(in.config.grad_accum - kSimulated);
   StepTime& t = result.time;
   t.compute_seconds += extra * compute;
+  t.logprob_seconds += extra * logprob;
   t.recompute_seconds += extra * recompute;
   t.kernels += kernels.scaled(extra);
   StepTime middle_wait;

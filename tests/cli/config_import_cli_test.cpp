@@ -59,6 +59,8 @@ INSTANTIATE_TEST_SUITE_P(
         FromExample{"accelerate", "--from examples/from/accelerate_fsdp1_full_shard.yaml", ""},
         FromExample{"training-args", "--from examples/from/hf_trainingargs_zephyr_sft_full.yaml", ""},
         FromExample{"axolotl", "--from examples/from/axolotl_llama3_lora_8b.yml", ""},
+        FromExample{"axolotl-dpo", "--from examples/from/axolotl_llama3_dpo_lora_8b.yml", ""},
+        FromExample{"llamafactory-dpo", "--from examples/from/hf_trainingargs_llamafactory_lora_dpo.yaml", ""},
         FromExample{"torchtitan", "--from examples/from/llama3_8b.toml", ""},
         FromExample{"megatron", "--from examples/from/megatron_llama3_8b_h100_fp8.sh", "--config '{\"instance\": \"aws/p5.48xlarge\"}'"},
         FromExample{"skypilot", "--from examples/from/skypilot_torchtitan_multinode.yaml --from examples/from/llama3_8b.toml", ""},
@@ -114,6 +116,9 @@ INSTANTIATE_TEST_SUITE_P(
         bad("tests/data/from/sbatch_node_range.sbatch", "#SBATCH --nodes"),
         bad("tests/data/from/skypilot_unknown_accelerator.yaml", "resources.accelerators"),
         bad("tests/data/from/training_args_bad_batch.json", "per_device_train_batch_size"),
+        // RL with rollouts: LLaMA-Factory's own PPO example, and a TRL GRPOConfig.
+        bad("examples/from/hf_trainingargs_llamafactory_lora_ppo.yaml", "stage"),
+        bad("tests/data/from/trl_grpo_config.yaml", "num_generations"),
         // Two files that disagree: the second is named, with the first in what is allowed.
         BadFile{"--from tests/data/from/ds_zero2.json --from tests/data/from/accelerate_zero2_plugin_zero3.yaml",
                 "tests/data/from/accelerate_zero2_plugin_zero3.yaml", "deepspeed_config.zero_stage"}));

@@ -64,7 +64,7 @@ nlohmann::ordered_json memory_data(const Plan& p) {
     const MemoryBreakdown& g = m.gpu;
     labels.push_back(std::to_string(e->config().nodes) + " x " + e->config().instance + " " + to_string(e->config().pricing));
     const auto gib = [](double b) { return rounded(b / kGiB, 3); };
-    parts["params"].push_back(gib(g.params + g.gathered_params));
+    parts["params"].push_back(gib(g.params + g.reference_params + g.gathered_params));
     parts["grads"].push_back(gib(g.grads + g.grad_buffers));
     parts["optimizer"].push_back(gib(g.optimizer));
     parts["activations"].push_back(gib(g.activations + g.logits));
