@@ -1,5 +1,7 @@
 #include "planner/check/profile_coverage.hpp"
 
+#include <vector>
+
 #include "simulator/hardware/matmul_rates.hpp"
 
 namespace preflight {
@@ -19,8 +21,9 @@ std::vector<std::string> profile_warnings(const CalibrationProfile& p, const Sce
     return out;
   }
   const ModelSpec& m = s.model();
-  const double dims[] = {static_cast<double>(tokens), static_cast<double>(m.hidden),
-                         static_cast<double>(m.intermediate), static_cast<double>(m.vocab)};
+  // A reward model's score (hidden -> 1) is no matmul worth a profile's rate.
+  std::vector<double> dims{static_cast<double>(tokens), static_cast<double>(m.hidden), static_cast<double>(m.intermediate)};
+  if (!m.scalar_head) dims.push_back(static_cast<double>(m.vocab));
   for (double d : dims) {
     if (d < rates->smallest() || d > rates->largest()) {
       out.push_back("matmul dimension " + std::to_string(static_cast<long long>(d)) + " is outside the profile's measured " +

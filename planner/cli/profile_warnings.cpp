@@ -17,7 +17,7 @@ void warn_unused_profile(const CalibrationProfile* profile, const Scenario& scen
 void warn_about_profile(const CalibrationProfile* profile, const Scenario& scenario, const NodeSpec& node,
                         const StrategyConfig& config, std::ostream& err) {
   if (profile == nullptr) return;
-  for (const std::string& w : profile_warnings(*profile, scenario, node, config.micro_batch * (scenario.training().seq_len / config.parallelism.cp))) err << "warning: " << w << "\n";
+  for (const std::string& w : profile_warnings(*profile, scenario, node, scenario.training().sequences(config.micro_batch) * (scenario.training().seq_len / config.parallelism.cp))) err << "warning: " << w << "\n";
 }
 
 void warn_about_borrowed_figures(const Machine& machine, std::ostream& err) {

@@ -126,8 +126,18 @@ nlohmann::json ImportedSetup::scenario_patch() const {
       }
     }
   }
-  // Full training has no adapters: a LoRA block the scenario has goes with its method.
-  if (const ImportedFact* m = fact("training.method"); m != nullptr && m->value == "full") patch["training"]["lora"] = nullptr;
+  // Full training has no adapters: a LoRA block the scenario has goes with its method (or with a
+  // preference objective's adapter "full"). A supervised method takes the scenario's preference
+  // objective's adapter and settings with it. (An objective a file sets without its adapter keeps
+  // the scenario's adapter and LoRA block.)
+  const ImportedFact* m = fact("training.method");
+  const ImportedFact* adapter = fact("training.adapter");
+  const bool supervised = m != nullptr && (m->value == "full" || m->value == "lora" || m->value == "qlora");
+  if ((m != nullptr && m->value == "full") || (adapter != nullptr && adapter->value == "full")) patch["training"]["lora"] = nullptr;
+  if (supervised) {
+    patch["training"]["adapter"] = nullptr;
+    patch["training"]["preference"] = nullptr;
+  }
   return patch;
 }
 

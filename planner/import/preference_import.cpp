@@ -108,7 +108,11 @@ std::optional<std::string> import_trl_objective(ForeignObject& a, ImportedSetup&
   if (loss_given && key != "loss_type") setup.ignore(file, a.key_of("loss_type"), kNoEffect);
   if (loss_given && key == "loss_type") setup.considered(file, a.key_of("loss_type"));
   if (const std::optional<bool> pre = a.boolean("precompute_ref_log_probs"); pre && *pre) {
-    setup.set("training.preference.reference", "precomputed", file, a.key_of("precompute_ref_log_probs"));
+    if (*objective == "dpo" || *objective == "kto") {
+      setup.set("training.preference.reference", "precomputed", file, a.key_of("precompute_ref_log_probs"));
+    } else {
+      setup.ignore(file, a.key_of("precompute_ref_log_probs"), "no reference to precompute: " + *objective + " has none");
+    }
   }
   // TRL up to 0.28 still ran the reference's forward under reference_free and multiplied it by 0
   // (dpo_trainer.py, removed with the option in 0.29): the reference costs what it did.
@@ -139,8 +143,9 @@ std::optional<std::string> import_llama_factory_stage(ForeignObject& a, Imported
   if (*stage == "rm") {
     // Its pairwise trainer runs TRL's AutoModelForCausalLMWithValueHead, whose forward computes the
     // vocabulary logits (cast to fp32) beside the score.
-    setup.note(a.file() + ": stage rm is read as a reward model with a scalar head; LLaMA-Factory's value-head model also "
-                          "computes the vocabulary logits in fp32, which are not counted (memory is underestimated by them)");
+    setup.note(a.file() + ": stage rm is read as a reward model with a scalar head (TRL's RewardTrainer); LLaMA-Factory's value-head "
+                          "model keeps the lm_head's weights (trained too under full fine-tuning) and computes the vocabulary logits in "
+                          "fp32: neither is counted, so memory and step time are underestimated by them");
   }
   if (!objective) a.fail("stage", "sft, pt, dpo, kto or rm (ppo: RL with rollouts is not modelled)");
   setup.set("training.method", *objective, a.file(), a.key_of("stage"));

@@ -133,7 +133,10 @@ double read_tokens(ObjectReader& t, TrainingJob& job, double sample_sequences) {
   if (t.has("samples")) {
     const double samples = static_cast<double>(t.integer("samples", 1, kMaxSequences));
     const double tokens = samples * sample_sequences * static_cast<double>(seq_len);
-    if (tokens > kMaxTokens) t.fail("samples", "at most " + std::to_string(static_cast<std::int64_t>(kMaxTokens / static_cast<double>(seq_len))) + " sequences (1e15 tokens)");
+    if (tokens > kMaxTokens) {
+      t.fail("samples", "at most " + std::to_string(static_cast<std::int64_t>(kMaxTokens / (sample_sequences * static_cast<double>(seq_len)))) +
+                            (sample_sequences > 1.0 ? " pairs" : " sequences") + " (1e15 tokens)");
+    }
     return tokens;
   }
   const double dataset = t.number("dataset_tokens", {1.0, kMaxTokens, false, "tokens"});
@@ -189,6 +192,11 @@ bool read_method(ObjectReader& t, TrainingJob& job) {
       if (!takes_reference(job.objective) && *given != ReferenceSource::none) {
         p->fail("reference", "none (" + method + " has no reference model)");
       }
+      // TRL's DPO ran the reference even under reference_free (gone since 0.29) and KTO has no
+      // reference-free mode: a DPO without one is SimPO's or ORPO's cost.
+      if (takes_reference(job.objective) && *given == ReferenceSource::none) {
+        p->fail("reference", "model or precomputed (" + method + " compares with a reference; simpo and orpo train pairs without one)");
+      }
       reference = *given;
     }
     if (const std::optional<bool> given = p->optional_boolean("pairs")) {
@@ -230,14 +238,22 @@ TrainingJob read_training(ObjectReader& r, ModelSpec& model, std::optional<Frame
       t.fail("global_batch_tokens", "a whole multiple of seq_len (" + std::to_string(job.seq_len) + ")");
     }
     job.global_batch_sequences = static_cast<std::int64_t>(sequences);
+    // Tokens count both sequences of a pair, whatever the batch sizes count.
+    if (paired(job.objective)) {
+      if (job.global_batch_sequences % 2 != 0) {
+        t.fail("global_batch_tokens", "a whole multiple of 2 x seq_len (" + std::to_string(2 * job.seq_len) + "): a pair is two sequences");
+      }
+      job.global_batch_sequences /= 2;
+    }
   } else {
     job.global_batch_sequences = t.integer("global_batch_size", 1, 100'000'000);
-  }
-  if (pairs_as_sequences) {
-    // The batch counts sequences, two to a pair: the examples are pairs.
-    const std::string key = t.has("global_batch_tokens") ? "global_batch_tokens" : "global_batch_size";
-    if (job.global_batch_sequences % 2 != 0) t.fail(key, "an even number of sequences (preference.pairs false: a pair is two)");
-    job.global_batch_sequences /= 2;
+    if (pairs_as_sequences) {
+      // The batch counts sequences, two to a pair: the examples are pairs.
+      if (job.global_batch_sequences % 2 != 0) {
+        t.fail("global_batch_size", "an even number of sequences (preference.pairs false: a pair is two)");
+      }
+      job.global_batch_sequences /= 2;
+    }
   }
   job.tokens = read_tokens(t, job, sample_sequences);
   if (job.global_batch_tokens() > job.tokens) {

@@ -148,12 +148,22 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   MemoryEstimate e;
   MemoryBreakdown& g = e.gpu;
   g.params = states.params;
+  double reference_on_host = 0.0;
   if (job.reference_weights()) {
-    // The frozen reference of a full fine-tune is a second copy of the weights in the compute dtype,
-    // placed as the policy's are (TRL prepares it with the policy's DeepSpeed stage or FSDP plugin:
-    // sharded under ZeRO-3/FSDP, whole under ZeRO-1/2 and DDP, offloaded with offload_param).
+    // The frozen reference of a full fine-tune is a second copy of the weights, placed as the policy's
+    // are (TRL prepares it with the policy's DeepSpeed stage or FSDP plugin: sharded under ZeRO-3/FSDP,
+    // whole under ZeRO-1/2 and DDP, offloaded with offload_param). TRL deep-copies the policy: under
+    // DeepSpeed its 16-bit weights, under PyTorch's DDP or FSDP with mixed precision the fp32 weights
+    // autocast trains. NeMo-Aligner keeps it on the host and swaps it in for its forward.
     const StateBytes& b = w.state_bytes();
-    g.reference_params = states.params * footprint.compute_weight_bytes / (b.weights + b.fp8_cache);
+    const bool fp32_copy = c.framework == Framework::transformers && layout.scheme.engine != Engine::deepspeed && job.master_weights;
+    const double bytes = fp32_copy ? 4.0 : footprint.compute_weight_bytes;
+    const double copy = states.params * bytes / (b.weights + b.fp8_cache);
+    if (c.framework == Framework::megatron) {
+      reference_on_host = copy * node.gpus_per_node;
+    } else {
+      g.reference_params = copy;
+    }
   }
   g.gathered_params = states.gathered_params;
   g.grads = states.grads;
@@ -170,7 +180,10 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
     offloaded = stored - kept;
     g.activations -= offloaded;
   }
-  g.logits = act.logits;
+  // TRL computes the reference's log-probabilities (and KTO's KL terms) inside the loss, the policy's
+  // logits held: a second set of logits beside them.
+  const bool no_grad_in_loss = job.no_grad_calls() > 0 && c.framework != Framework::megatron;
+  g.logits = act.logits * (no_grad_in_loss ? 2.0 : 1.0);
   g.comm_buffers = states.comm_buffers + (world > 1.0 ? md::kNcclBufferBytes : 0.0) + context_parallel_buffer_bytes(w, c);
   g.cuda_context = md::kCudaContextBytes;
   g.workspace = md::kCublasWorkspaceBytes;
@@ -192,7 +205,8 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   e.outside_allocator_bytes = g.cuda_context + (world > 1.0 ? md::kNcclBufferBytes : 0.0) + (paged(job.optimizer) ? g.optimizer : 0.0);
   // Offloaded, even the layers kept may have left by the time the head runs.
   e.peak_floor_bytes = e.peak_bytes - g.gathered_params - act.recompute_working - kept;
-  e.host_bytes_per_node = host_bytes_per_node(footprint, states, layout) + (e.paged_out_bytes + offloaded) * node.gpus_per_node;
+  e.host_bytes_per_node =
+      host_bytes_per_node(footprint, states, layout) + (e.paged_out_bytes + offloaded) * node.gpus_per_node + reference_on_host;
   e.offloaded_activation_bytes = offloaded;
   e.host_capacity_bytes = node.host_memory_bytes;
   e.nvme_bytes_per_node = states.nvme_bytes * node.gpus_per_node;

@@ -110,19 +110,24 @@ struct TrainingJob {
   // The sequences one example runs through the model with gradients: a pair's two, else one.
   std::int64_t sequences_per_example() const { return paired(objective) ? 2 : 1; }
   std::int64_t sequences(std::int64_t examples) const { return examples * sequences_per_example(); }
-  // Sequences an example also runs forward without gradients each step, on average: a reference
-  // model on each trained sequence (once over the data when precomputed), and under KTO the policy
-  // on the example's mismatched completion for the KL estimate (the reference on that one too).
+  // The forwards without gradients a micro-batch makes each step, each of the micro-batch's own shape
+  // (DPO's concatenated pair, KTO's one sequence an example): DPO's reference on the pair (1); KTO's
+  // reference on the example and on a mismatched completion and the policy on that completion (3; the
+  // policy's alone, 1, where the reference's log-probabilities were precomputed).
+  int no_grad_calls() const {
+    const bool reference_runs = reference == ReferenceSource::model;
+    if (objective == TrainingObjective::dpo) return reference_runs ? 1 : 0;
+    if (objective == TrainingObjective::kto) return reference_runs ? 3 : 1;
+    return 0;
+  }
+  // A precomputed reference's pass (two sequences an example) over the data, once and not once an
+  // epoch, spread over the steps: forwards of the micro-batch's shape per micro-batch.
+  double precomputed_share() const {
+    return reference == ReferenceSource::precomputed ? 2.0 / epochs / static_cast<double>(sequences_per_example()) : 0.0;
+  }
+  // Sequences an example runs forward without gradients each step, on average.
   double no_grad_sequences_per_example() const {
-    if (objective == TrainingObjective::dpo || objective == TrainingObjective::kto) {
-      // DPO: the chosen and the rejected; KTO: the example and its mismatched completion.
-      constexpr double reference_sequences = 2.0;
-      const double reference_runs = reference == ReferenceSource::model         ? 1.0
-                                    : reference == ReferenceSource::precomputed ? 1.0 / epochs
-                                                                                : 0.0;
-      return reference_sequences * reference_runs + (objective == TrainingObjective::kto ? 1.0 : 0.0);
-    }
-    return 0.0;
+    return (no_grad_calls() + precomputed_share()) * static_cast<double>(sequences_per_example());
   }
   // A frozen reference model whose weights stay on the GPUs while training: a full fine-tune's second
   // copy (a LoRA's reference is its own base with the adapters off).

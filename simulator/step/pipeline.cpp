@@ -24,7 +24,9 @@ double Pipeline::stage_micro_batch_seconds() const {
   // The expert all-to-alls too: filling and draining, a stage has no other micro-batch to hide them behind.
   const double layer = c_.layer.forward.seconds + c_.recompute_seconds() + c_.layer.backward.seconds +
                        forwards * (tp_.pass_cost(false) + cp_.pass_seconds(false) + ep_.pass_seconds()) +
-                       tp_.pass_cost(true) + cp_.pass_seconds(true) + ep_.pass_seconds();
+                       tp_.pass_cost(true) + cp_.pass_seconds(true) + ep_.pass_seconds() +
+                       // A preference objective's forwards without gradients, and their collectives.
+                       c_.no_grad_runs * (c_.layer.forward.seconds + tp_.pass_cost(false) + cp_.pass_seconds(false) + ep_.pass_seconds());
   return static_cast<double>(c_.stages.layers_per_stage) * layer + 2.0 * transfer_seconds_;
 }
 

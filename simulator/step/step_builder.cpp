@@ -181,26 +181,53 @@ void StepBuilder::backward_pass(Pass& p, std::optional<TaskId> start, bool last)
   buckets.flush(*p.chain);
 }
 
-void StepBuilder::no_grad_forward(Pass& p, int mb) {
-  if (c_.no_grad_runs <= 0.0) return;
+void StepBuilder::no_grad_pass(Pass& p, int mb, double share) {
   const FrameworkMeasurement& f = host_.framework();
-  const double runs = c_.no_grad_runs;
   const double gathered = c_.scheme.stage == 3 ? c_.gathered_bytes() : 0.0;
-  // Each run is a forward of the micro-batch's shape that keeps nothing: its kernels and host issue
-  // `runs` times over (its collectives once a layer: a precomputed reference's share of a run, or
-  // KTO's three calls, is costed in compute, not in collectives). Under pipelining each stage runs
-  // its layers; the forward-only schedule's own bubble is not added.
   for (int l = 0; l < c_.stage_layers(); ++l) {
     const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, kNoGradGather, p.chain);
-    compute(p, TaskKind::reference, "no-grad forward", l, c_.layer.forward, runs * c_.forward_slowdown * tp_.compute_slowdown(false),
-            0.0, gathered, ready, runs * f.layer_forward_no_grad_seconds);
+    compute(p, TaskKind::reference, "no-grad forward", l, c_.layer.forward, share * c_.forward_slowdown * tp_.compute_slowdown(false),
+            0.0, gathered, ready, share * f.layer_forward_no_grad_seconds);
     cp_.sync(p, l);
     tp_.sync(p, l);
     ep_.sync(p, l);
   }
   // The log-probabilities come from the logits, which live only while they are read.
   const double logits = c_.activations.logits;
-  compute(p, TaskKind::reference, "no-grad head", mb, c_.head.forward, runs, logits, logits, {}, runs * f.head_forward_seconds);
+  compute(p, TaskKind::reference, "no-grad head", mb, c_.head.forward, share, logits, logits, {}, share * f.head_forward_seconds);
+}
+
+void StepBuilder::no_grad_calls(Pass& p, int mb) {
+  if (c_.no_grad_calls == 0) return;
+  // NeMo-Aligner keeps a full fine-tune's reference weights on the host and swaps them for the
+  // policy's around the reference's forward (cpu_weight_swap), once a step: the policy's out and the
+  // reference's in, then the policy's back.
+  const bool swapped = !c_.no_grad_in_loss && c_.job.reference_weights();
+  const double stage_weights = c_.footprint.compute_weight_bytes * c_.footprint.trainable;
+  if (swapped && mb == 0) {
+    const TaskId in = g_.add(TaskKind::copy, "reference weights in", -1, g_.resources().h2d,
+                             stage_weights / c_.machine.host_to_device_bytes_per_second());
+    const TaskId out = g_.add(TaskKind::copy, "policy weights out", -1, g_.resources().d2h,
+                              stage_weights / c_.machine.device_to_host_bytes_per_second());
+    g_.after(in, p.chain);
+    g_.after(out, p.chain);
+    g_.after(in, out);  // the reference takes the policy's place
+    p.chain = in;
+  }
+  for (int call = 0; call < c_.no_grad_calls; ++call) no_grad_pass(p, mb, 1.0);
+  if (swapped && mb == 0) {
+    const TaskId back = g_.add(TaskKind::copy, "policy weights in", -1, g_.resources().h2d,
+                               stage_weights / c_.machine.host_to_device_bytes_per_second());
+    g_.after(back, p.chain);
+    p.chain = back;
+  }
+}
+
+void StepBuilder::no_grad_ahead(Pass& p, int mb) {
+  // A precomputed reference's pass over the data, its share of it a micro-batch, holds nothing of the
+  // step's (it ran before training).
+  if (c_.precomputed_share > 0.0) no_grad_pass(p, mb, c_.precomputed_share);
+  if (!c_.no_grad_in_loss) no_grad_calls(p, mb);
 }
 
 void StepBuilder::start_micro_batch(Pass& p, std::optional<TaskId> previous, int mb) {
@@ -217,6 +244,9 @@ TaskId StepBuilder::head(Pass& p, int mb, std::optional<TaskId> ready) {
   const double head_memory = c_.activations.logits + c_.activations.outside_layers;
   const TaskId head_fwd =
       compute(p, TaskKind::compute, "head forward", mb, c_.head.forward, 1.0, head_memory, 0.0, ready, f.head_forward_seconds);
+  // TRL's loss runs the reference (and KTO's KL forwards) after the policy's forward, its
+  // activations and logits held.
+  if (c_.no_grad_in_loss) no_grad_calls(p, mb);
   compute(p, TaskKind::compute, "head backward", mb, c_.head.backward, 1.0, 0.0, head_memory, {}, f.head_backward_seconds);
   pipeline_.receive(p, "send gradients", mb);
   return head_fwd;
@@ -226,7 +256,7 @@ TaskId StepBuilder::micro_batch(std::optional<TaskId> previous, int mb, bool las
   Pass p;
   p.chain = previous;
   start_micro_batch(p, previous, mb);
-  no_grad_forward(p, mb);
+  no_grad_ahead(p, mb);
   forward_pass(p, previous);
   const TaskId head_fwd = head(p, mb);
   backward_pass(p, head_fwd, last);
@@ -245,7 +275,7 @@ TaskId StepBuilder::paired_micro_batches(std::optional<TaskId> previous, int cou
   Pass behind;  // the micro-batch whose backward runs next
   behind.chain = previous;
   start_micro_batch(behind, previous, 0);
-  no_grad_forward(behind, 0);
+  no_grad_ahead(behind, 0);
   forward_pass(behind, previous);
   TaskId behind_head = head(behind, 0);
   for (int mb = 1; mb < count; ++mb) {
@@ -255,7 +285,7 @@ TaskId StepBuilder::paired_micro_batches(std::optional<TaskId> previous, int cou
     ahead.chain = behind.chain;
     g_.set_micro_batch(mb);
     start_micro_batch(ahead, behind.chain, mb);
-    no_grad_forward(ahead, mb);
+    no_grad_ahead(ahead, mb);
     GradientBuckets buckets(c_, g_, false, gradient_syncs_);
     for (int k = 0; k < layers; ++k) {
       g_.set_micro_batch(mb);

@@ -34,9 +34,15 @@ class StepBuilder {
                       GradientBuckets& buckets);
   void forward_pass(Pass& p, std::optional<engine::TaskId> start);
   void backward_pass(Pass& p, std::optional<engine::TaskId> start, bool last);
-  // A preference objective's forwards without gradients ahead of the micro-batch's own (the
-  // reference's log-probabilities, KTO's KL completions): the stage's layers and the head, nothing kept.
-  void no_grad_forward(Pass& p, int mb);
+  // A preference objective's forwards without gradients (the reference's log-probabilities, KTO's KL
+  // completions): one pass over the stage's layers and the head keeping nothing, its kernels and host
+  // issue `share` times over (its collectives once a layer); the micro-batch's calls (inside the loss
+  // under TRL, ahead of it under NeMo-Aligner, which swaps a full fine-tune's reference weights in from
+  // the host); what runs ahead of the micro-batch's forward (a precomputed reference's share, and the
+  // calls where they are not in the loss).
+  void no_grad_pass(Pass& p, int mb, double share);
+  void no_grad_calls(Pass& p, int mb);
+  void no_grad_ahead(Pass& p, int mb);
   // What a micro-batch waits for before its forward: the host's sync and the stage's input.
   void start_micro_batch(Pass& p, std::optional<engine::TaskId> previous, int mb);
   // The head after a forward (logits, loss, their backward) and the gradient from the next stage;

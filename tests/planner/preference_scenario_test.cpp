@@ -49,6 +49,10 @@ TEST(PreferenceScenario, SamplesCountPairsUnlessTheBatchesCountSequences) {
       training({{"tokens", nullptr}, {"samples", 1000}, {"preference", {{"pairs", false}}}}));
   EXPECT_DOUBLE_EQ(sequences.training().tokens, 1000.0 * 4096.0);
   EXPECT_EQ(sequences.training().global_batch_sequences, 32);  // 64 sequences: 32 pairs
+  // A batch in tokens counts both sequences of each pair.
+  const Scenario in_tokens =
+      load_scenario(kDpo, test::catalog(), training({{"global_batch_size", nullptr}, {"global_batch_tokens", 64 * 2 * 4096}}));
+  EXPECT_EQ(in_tokens.training().global_batch_sequences, 64);
   const std::string odd = refusal(kDpo, training({{"global_batch_size", 63}, {"preference", {{"pairs", false}}}}));
   EXPECT_NE(odd.find("training.global_batch_size"), std::string::npos) << odd;
   EXPECT_NE(odd.find("even"), std::string::npos) << odd;
@@ -67,6 +71,8 @@ TEST(PreferenceScenario, WhatAnObjectiveCannotHaveIsRefusedNamingTheKey) {
   EXPECT_NE(simpo.find("training.preference.reference"), std::string::npos) << simpo;
   const std::string kto = refusal(kDpo, training({{"method", "kto"}, {"preference", {{"pairs", true}}}}));
   EXPECT_NE(kto.find("training.preference.pairs"), std::string::npos) << kto;
+  const std::string free = refusal(kDpo, training({{"preference", {{"reference", "none"}}}}));
+  EXPECT_NE(free.find("training.preference.reference"), std::string::npos) << free;
   const std::string rl = refusal(kDpo, training({{"method", "rl"}}));
   EXPECT_NE(rl.find("not modelled yet"), std::string::npos) << rl;
   const std::string adapter = refusal(kWeekend, training({{"adapter", "lora"}}));
