@@ -184,6 +184,7 @@ ActivationMemory activation_memory(const Workload& w, const ActivationInputs& in
   // The lm_head output and what the stack's loss keeps beside it; Megatron's vocabulary-parallel
   // lm_head and cross-entropy split the logits by tp.
   mem.logits = static_cast<double>(m.head_outputs()) * tokens * (a + in.loss_kept_bytes_per_logit) / static_cast<double>(in.tp);
+  mem.no_grad_logits = static_cast<double>(m.head_outputs()) * tokens * a / static_cast<double>(in.tp);
   const double layers = static_cast<double>(in.stage_layers > 0 ? in.stage_layers : m.layers);
   mem.layers_total = mem.per_layer_stored * layers * in.in_flight_micro_batches + mem.recompute_working + mem.outside_layers;
   return mem;

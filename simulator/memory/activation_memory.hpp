@@ -41,6 +41,10 @@ struct ActivationMemory {
   double recompute_working = 0.0;    // what one layer rebuilds at once during its backward (full or op-level recompute)
   double outside_layers = 0.0;       // final norm and lm_head inputs
   double logits = 0.0;               // lm_head output and the fp32 loss buffers
+  // The lm_head output of a forward without gradients (a preference objective's reference): the
+  // logits in the activations' dtype, no loss buffers kept for a backward (TRL reads their
+  // log-probabilities a row at a time).
+  double no_grad_logits = 0.0;
   double layers_total = 0.0;         // per_layer_stored * layers in flight + recompute_working + outside_layers
 
   double total() const { return layers_total + logits; }

@@ -181,9 +181,9 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
     g.activations -= offloaded;
   }
   // TRL computes the reference's log-probabilities (and KTO's KL terms) inside the loss, the policy's
-  // logits held: a second set of logits beside them.
+  // logits held: the reference's logits beside them.
   const bool no_grad_in_loss = job.no_grad_calls() > 0 && c.framework != Framework::megatron;
-  g.logits = act.logits * (no_grad_in_loss ? 2.0 : 1.0);
+  g.logits = act.logits + (no_grad_in_loss ? act.no_grad_logits : 0.0);
   g.comm_buffers = states.comm_buffers + (world > 1.0 ? md::kNcclBufferBytes : 0.0) + context_parallel_buffer_bytes(w, c);
   g.cuda_context = md::kCudaContextBytes;
   g.workspace = md::kCublasWorkspaceBytes;

@@ -193,7 +193,7 @@ void StepBuilder::no_grad_pass(Pass& p, int mb, double share) {
     ep_.sync(p, l);
   }
   // The log-probabilities come from the logits, which live only while they are read.
-  const double logits = c_.activations.logits;
+  const double logits = c_.activations.no_grad_logits;
   compute(p, TaskKind::reference, "no-grad head", mb, c_.head.forward, share, logits, logits, {}, share * f.head_forward_seconds);
 }
 
