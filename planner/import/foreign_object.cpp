@@ -83,6 +83,8 @@ std::optional<ForeignObject> ForeignObject::object(const std::string& key) {
 
 void ForeignObject::ignore(ImportedSetup& setup, std::initializer_list<const char*> keys, const std::string& why) {
   for (const char* k : keys) {
+    // A key another reader took already is reported (or set) there: once is enough.
+    if (taken_.contains(k)) continue;
     if (take(k) != nullptr) setup.ignore(file_, key_of(k), why);
   }
 }

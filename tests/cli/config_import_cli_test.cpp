@@ -61,6 +61,7 @@ INSTANTIATE_TEST_SUITE_P(
         FromExample{"axolotl", "--from examples/from/axolotl_llama3_lora_8b.yml", ""},
         FromExample{"axolotl-dpo", "--from examples/from/axolotl_llama3_dpo_lora_8b.yml", ""},
         FromExample{"llamafactory-dpo", "--from examples/from/hf_trainingargs_llamafactory_lora_dpo.yaml", ""},
+        FromExample{"trl-dpo", "--from tests/data/from/trl_dpo_config.yaml", ""},
         FromExample{"torchtitan", "--from examples/from/llama3_8b.toml", ""},
         FromExample{"megatron", "--from examples/from/megatron_llama3_8b_h100_fp8.sh", "--config '{\"instance\": \"aws/p5.48xlarge\"}'"},
         FromExample{"skypilot", "--from examples/from/skypilot_torchtitan_multinode.yaml --from examples/from/llama3_8b.toml", ""},
