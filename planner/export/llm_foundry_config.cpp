@@ -38,9 +38,6 @@ std::string llm_foundry_config_yaml(const ExportPlan& p, AttentionKernel attenti
   if (t.method != Method::full) {
     throw InvalidConfig("method", "export LoRA/QLoRA configs with deepspeed, accelerate or torchrun");
   }
-  if (t.objective != TrainingObjective::sft) {
-    throw InvalidConfig("method", "llm-foundry trains the next-token loss: export a \"" + to_string(t.objective) + "\" plan with deepspeed, accelerate or torchrun (TRL)");
-  }
   if (c.offload.optimizer != OffloadTarget::none || c.offload.params != OffloadTarget::none) {
     throw InvalidConfig("offload", "llm-foundry's published setups keep every state on the GPU: export offload with deepspeed or accelerate");
   }

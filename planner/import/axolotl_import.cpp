@@ -110,8 +110,10 @@ void import_axolotl(const nlohmann::json& json, const std::string& file, Importe
     if (rope->contains("factor")) scaling["factor"] = rope->at("factor");
     setup.set("training.rope_scaling", scaling, file, "rope_scaling");
   }
-  // rl: a preference trainer; the adapter then says the weights it trains.
-  adapter(a, setup, adapter_target(import_axolotl_rl(a, setup)));
+  // rl: a preference trainer; the adapter then says the weights it trains (all of them without one).
+  const std::optional<std::string> objective = import_axolotl_rl(a, setup);
+  adapter(a, setup, adapter_target(objective));
+  if (objective && !setup.has("training.adapter")) setup.set("training.adapter", "full", file, "adapter (not given: full fine-tuning)");
   precision(a, setup);
   attention(a, setup);
   if (const nlohmann::json* gc = a.take("gradient_checkpointing"); gc != nullptr && !gc->is_null()) {

@@ -1,6 +1,7 @@
 #include "planner/import/imported_setup.hpp"
 
 #include "planner/io/json_reader.hpp"
+#include "simulator/spec/training_job.hpp"
 
 namespace preflight {
 
@@ -127,12 +128,12 @@ nlohmann::json ImportedSetup::scenario_patch() const {
     }
   }
   // Full training has no adapters: a LoRA block the scenario has goes with its method (or with a
-  // preference objective's adapter "full"). A supervised method takes the scenario's preference
-  // objective's adapter and settings with it. (An objective a file sets without its adapter keeps
-  // the scenario's adapter and LoRA block.)
+  // preference objective's adapter "full", which the importers set where a file names an objective and
+  // no adapter). A supervised method takes the scenario's preference objective's adapter and settings
+  // with it.
   const ImportedFact* m = fact("training.method");
   const ImportedFact* adapter = fact("training.adapter");
-  const bool supervised = m != nullptr && (m->value == "full" || m->value == "lora" || m->value == "qlora");
+  const bool supervised = m != nullptr && m->value.is_string() && value_of(kMethodNames, m->value.get<std::string>()).has_value();
   if ((m != nullptr && m->value == "full") || (adapter != nullptr && adapter->value == "full")) patch["training"]["lora"] = nullptr;
   if (supervised) {
     patch["training"]["adapter"] = nullptr;

@@ -3,19 +3,35 @@
 #include <algorithm>
 #include <vector>
 
+#include "simulator/spec/training_job.hpp"
+
 namespace preflight {
 
 namespace {
 
 const char* const kNoEffect = "the loss's form and weights: no effect on memory or step time";
 
-[[noreturn]] void refuse_rl(const ForeignObject& a, const std::string& key) {
-  a.fail(key, "a supervised or preference trainer's config (RL with rollouts, whose generation phase preflight does not "
-              "simulate yet, is not modelled)");
+const char* const kRlNotModelled = "RL with rollouts, whose generation phase preflight does not simulate yet, is not modelled";
+
+// `allowed`: what the key takes instead.
+[[noreturn]] void refuse_rl(const ForeignObject& a, const std::string& key, const std::string& allowed) {
+  a.fail(key, allowed + " (" + kRlNotModelled + ")");
 }
 
-void set_method(ImportedSetup& setup, const std::string& objective, const std::string& file, const std::string& key) {
-  setup.set("training.method", objective, file, key);
+const char* const kSeparateReference =
+    "not modelled: a separate reference model beside a LoRA policy (preflight runs the base with its adapters off, as TRL "
+    "does by default: one 16-bit copy of the weights is missing)";
+
+// precompute_ref_log_probs (TRL's DPOConfig and KTOConfig; axolotl passes it through): the reference's
+// pass runs once over the data before training.
+void precomputed_reference(ForeignObject& a, ImportedSetup& setup, TrainingObjective objective) {
+  const std::optional<bool> pre = a.boolean("precompute_ref_log_probs");
+  if (!pre || !*pre) return;
+  if (takes_reference(objective)) {
+    setup.set("training.preference.reference", "precomputed", a.file(), a.key_of("precompute_ref_log_probs"));
+  } else {
+    setup.ignore(a.file(), a.key_of("precompute_ref_log_probs"), "no reference to precompute: " + to_string(objective) + " has none");
+  }
 }
 
 // The loss types a config names (TRL's DPOConfig takes one or a list).
@@ -51,9 +67,7 @@ void common_preference_keys(ForeignObject& a, ImportedSetup& setup) {
   a.ignore(setup, {"sync_ref_model", "ref_model_sync_steps", "ref_model_mixup_alpha"},
            "copies the policy into the reference every few steps: a copy, not a measurable share of a step");
   a.ignore(setup, {"ref_adapter_name", "model_adapter_name"}, "a second adapter on the same base: a few MB, not counted");
-  a.ignore(setup, {"force_use_ref_model"},
-           "not modelled: a separate reference model beside a LoRA policy (preflight runs the base with its adapters off, "
-           "as TRL does by default: one 16-bit copy of the weights is missing)");
+  a.ignore(setup, {"force_use_ref_model"}, kSeparateReference);
   a.ignore(setup, {"use_logits_to_keep", "padding_free", "use_liger_loss"},
            "not modelled: the logits are counted for every token of both sequences (memory overestimated)");
 }
@@ -64,7 +78,7 @@ std::optional<std::string> import_trl_objective(ForeignObject& a, ImportedSetup&
   // GRPOConfig, RLOOConfig, PPOConfig, OnlineDPOConfig: generation in the loop.
   for (const char* key : {"num_generations", "use_vllm", "vllm_mode", "rloo_k", "num_ppo_epochs", "kl_coef", "reward_model_path",
                           "sft_model_path", "missing_eos_penalty"}) {
-    if (a.has(key)) refuse_rl(a, key);
+    if (a.has(key)) refuse_rl(a, key, "a supervised or preference trainer's config");
   }
   const std::string& file = a.file();
   std::optional<std::string> objective;
@@ -101,23 +115,24 @@ std::optional<std::string> import_trl_objective(ForeignObject& a, ImportedSetup&
                                    "training.method to orpo or simpo if the script runs those)");
   }
   if (!objective) {
-    if (loss_given) setup.ignore(file, a.key_of("loss_type"), kNoEffect);
+    if (loss_given) {
+      setup.ignore(file, a.key_of("loss_type"), kNoEffect);
+      setup.note(file + ": loss_type without a key only a preference config has: read as a supervised job (set training.method "
+                        "if the script runs a preference trainer)");
+    }
     return std::nullopt;
   }
-  set_method(setup, *objective, file, a.key_of(key));
+  setup.set("training.method", *objective, file, a.key_of(key));
   if (loss_given && key != "loss_type") setup.ignore(file, a.key_of("loss_type"), kNoEffect);
   if (loss_given && key == "loss_type") setup.considered(file, a.key_of("loss_type"));
-  if (const std::optional<bool> pre = a.boolean("precompute_ref_log_probs"); pre && *pre) {
-    if (*objective == "dpo" || *objective == "kto") {
-      setup.set("training.preference.reference", "precomputed", file, a.key_of("precompute_ref_log_probs"));
-    } else {
-      setup.ignore(file, a.key_of("precompute_ref_log_probs"), "no reference to precompute: " + *objective + " has none");
-    }
-  }
+  precomputed_reference(a, setup, *value_of(kTrainingObjectiveNames, *objective));
   // TRL up to 0.28 still ran the reference's forward under reference_free and multiplied it by 0
-  // (dpo_trainer.py, removed with the option in 0.29): the reference costs what it did.
+  // (dpo_trainer.py get_batch_loss_metrics; the option deprecated in 0.28 and removed with the DPO
+  // rewrite, huggingface/trl e3b7897 "Refactor DPO (#3906)", first released in 0.29): it costs what it did.
   a.ignore(setup, {"reference_free"}, "TRL ran the reference's forward all the same (and multiplied it by 0): no effect on step time");
-  // Every TRL preference config truncates to max_length, 1024 unless set.
+  // TRL's preference configs truncate to max_length: 1024 by default in DPOConfig, CPOConfig,
+  // ORPOConfig, KTOConfig and RewardConfig since 0.14 (2025; trl/trainer/*_config.py). Before it,
+  // DPOConfig's was None and its trainer fell back to 512: a 2024 config states its length.
   if (!setup.has("training.seq_len")) setup.set("training.seq_len", 1024, file, "max_length (not given: TRL's default, 1024)");
   common_preference_keys(a, setup);
   return objective;
@@ -130,24 +145,28 @@ std::optional<std::string> import_llama_factory_stage(ForeignObject& a, Imported
     return std::nullopt;
   }
   std::optional<std::string> objective;
-  if (*stage == "ppo") refuse_rl(a, "stage");
+  if (*stage == "ppo") refuse_rl(a, "stage", "sft, pt, dpo, kto or rm");
   if (*stage == "rm") objective = "reward";
   if (*stage == "kto") objective = "kto";
   if (*stage == "dpo") {
-    // LLaMA-Factory's pref_loss: sigmoid (DPO), hinge, ipo, kto_pair against a reference; orpo and
-    // simpo without one.
-    const std::optional<std::string> loss = a.string("pref_loss");
-    if (loss) setup.considered(a.file(), a.key_of("pref_loss"));
-    objective = loss && (*loss == "orpo" || *loss == "simpo") ? *loss : "dpo";
+    // LLaMA-Factory's pref_loss (hparams/finetuning_args.py): sigmoid (DPO), hinge, ipo, kto_pair
+    // against a reference; orpo and simpo without one (use_ref_model is false for them).
+    const std::string loss = a.string("pref_loss").value_or("sigmoid");
+    if (loss != "sigmoid" && loss != "hinge" && loss != "ipo" && loss != "kto_pair" && loss != "orpo" && loss != "simpo") {
+      a.fail("pref_loss", "sigmoid, hinge, ipo, kto_pair, orpo or simpo");
+    }
+    if (a.has("pref_loss")) setup.considered(a.file(), a.key_of("pref_loss"));
+    objective = loss == "orpo" || loss == "simpo" ? loss : "dpo";
   }
   if (*stage == "rm") {
-    // Its pairwise trainer runs TRL's AutoModelForCausalLMWithValueHead, whose forward computes the
-    // vocabulary logits (cast to fp32) beside the score.
+    // Its pairwise trainer loads the model with add_valuehead (train/rm/workflow.py): TRL's
+    // AutoModelForCausalLMWithValueHead, whose forward computes the vocabulary logits and casts them to
+    // fp32 beside the score (trl/models/modeling_value_head.py, TRL 0.24).
     setup.note(a.file() + ": stage rm is read as a reward model with a scalar head (TRL's RewardTrainer); LLaMA-Factory's value-head "
                           "model keeps the lm_head's weights (trained too under full fine-tuning) and computes the vocabulary logits in "
                           "fp32: neither is counted, so memory and step time are underestimated by them");
   }
-  if (!objective) a.fail("stage", "sft, pt, dpo, kto or rm (ppo: RL with rollouts is not modelled)");
+  if (!objective) a.fail("stage", "sft, pt, dpo, kto or rm");
   setup.set("training.method", *objective, a.file(), a.key_of("stage"));
   a.ignore(setup, {"pref_beta", "pref_ftx", "simpo_gamma", "dpo_label_smoothing", "kto_chosen_weight", "kto_rejected_weight"}, kNoEffect);
   a.ignore(setup, {"ref_model", "ref_model_adapters", "ref_model_quantization_bit"},
@@ -158,7 +177,8 @@ std::optional<std::string> import_llama_factory_stage(ForeignObject& a, Imported
 
 std::optional<std::string> import_axolotl_rl(ForeignObject& a, ImportedSetup& setup) {
   const std::optional<std::string> rl = a.string("rl");
-  // reward_model: true trains AutoModelForSequenceClassification with TRL's RewardTrainer.
+  // reward_model: true trains AutoModelForSequenceClassification with TRL's RewardTrainer (axolotl's
+  // core/builders/causal.py).
   if (const std::optional<bool> reward = a.boolean("reward_model"); reward && *reward) {
     if (rl) a.fail("rl", "no rl beside reward_model: true (axolotl trains one or the other)");
     setup.set("training.method", "reward", a.file(), a.key_of("reward_model"));
@@ -169,15 +189,12 @@ std::optional<std::string> import_axolotl_rl(ForeignObject& a, ImportedSetup& se
   std::string objective;
   if (*rl == "dpo" || *rl == "ipo") objective = "dpo";
   if (*rl == "kto" || *rl == "orpo" || *rl == "simpo") objective = *rl;
-  if (*rl == "grpo") refuse_rl(a, "rl");
-  if (objective.empty()) a.fail("rl", "dpo, ipo, kto, orpo or simpo (grpo: RL with rollouts is not modelled)");
+  if (*rl == "grpo") refuse_rl(a, "rl", "dpo, ipo, kto, orpo or simpo");
+  if (objective.empty()) a.fail("rl", "dpo, ipo, kto, orpo or simpo");
   setup.set("training.method", objective, a.file(), a.key_of("rl"));
-  // Passed through to TRL's DPOConfig (axolotl's RL trainer builder).
-  if (const std::optional<bool> pre = a.boolean("precompute_ref_log_probs"); pre && *pre && objective == "dpo") {
-    setup.set("training.preference.reference", "precomputed", a.file(), a.key_of("precompute_ref_log_probs"));
-  }
-  a.ignore(setup, {"rl_adapter_ref_model"},
-           "not modelled: a separate reference model beside a LoRA policy (preflight runs the base with its adapters off)");
+  // Passed through to TRL's DPOConfig (axolotl's core/trainers/dpo).
+  precomputed_reference(a, setup, *value_of(kTrainingObjectiveNames, objective));
+  a.ignore(setup, {"rl_adapter_ref_model"}, kSeparateReference);
   a.ignore(setup, {"rl_beta", "dpo_use_weighting", "dpo_label_smoothing", "orpo_alpha", "simpo_gamma", "cpo_alpha",
                    "kto_desirable_weight", "kto_undesirable_weight", "dpo_norm_loss", "dpo_padding_free", "rpo_alpha"},
            kNoEffect);

@@ -168,10 +168,15 @@ void import_training_args(const nlohmann::json& json, const std::string& file, c
   load_dtype(a, setup);
   // A preference trainer's config (TRL's or LLaMA-Factory's stage) says the objective; its adapter
   // choice then says the weights trained.
-  std::optional<std::string> objective = import_trl_objective(a, setup);
-  if (const std::optional<std::string> stage = import_llama_factory_stage(a, setup)) objective = stage;
+  // (LLaMA-Factory's own keys overlap TRL's, simpo_gamma among them: a file with a stage is its.)
+  const std::optional<std::string> objective =
+      a.has("stage") ? import_llama_factory_stage(a, setup) : import_trl_objective(a, setup);
   adapters(a, setup, adapter_target(objective));
   llama_factory(a, setup, adapter_target(objective));
+  if (objective && !a.has("stage") && !setup.has("training.adapter")) {
+    // TRL trains the whole model unless its ModelConfig's use_peft (or a peft_config in code) says otherwise.
+    setup.set("training.adapter", "full", file, "use_peft (not given: TRL trains every weight)");
+  }
   if (const std::optional<bool> compile = a.boolean("torch_compile")) setup.set("training.torch_compile", *compile, file, a.key_of("torch_compile"));
   if (const std::optional<std::string> optim = a.string("optim")) set_optimizer(setup, *optim, file, a.key_of("optim"));
   // The Trainer's older switch for Adafactor, beside optim.

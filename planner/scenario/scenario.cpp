@@ -2,6 +2,7 @@
 
 #include "planner/catalog/catalog_providers.hpp"
 
+#include "simulator/model/optimizer_refusal.hpp"
 #include "simulator/model/stack_habits.hpp"
 
 #include <algorithm>
@@ -171,6 +172,13 @@ double read_rope_scaling(ObjectReader& t, const ModelSpec& model) {
 // objective's sequences rather than its pairs (preference.pairs false).
 bool read_method(ObjectReader& t, TrainingJob& job) {
   static constexpr std::string_view kMethods[] = {"full", "lora", "qlora", "dpo", "simpo", "orpo", "kto", "reward"};
+  // Each word is spelled by the method or the objective table (value_of below relies on it).
+  static_assert([] {
+    for (std::string_view w : kMethods) {
+      if (!value_of(kMethodNames, w) && !value_of(kTrainingObjectiveNames, w)) return false;
+    }
+    return true;
+  }());
   if (t.has("method") && t.raw("method") == "rl") {
     t.fail("method", "full, lora, qlora, dpo, simpo, orpo, kto or reward (RL with rollouts, \"rl\", is not modelled yet: "
                      "its generation phase has no simulator)");
@@ -599,9 +607,8 @@ StrategyConfig with_offering_framework(StrategyConfig c, const Scenario& scenari
 std::vector<Framework> searched_frameworks(const Scenario& scenario) {
   if (!scenario.search.frameworks.empty()) return scenario.search.frameworks;
   if (scenario.framework) return {*scenario.framework};
-  // Adapters and every preference objective but DPO and reward models run on transformers alone.
-  const TrainingObjective o = scenario.training().objective;
-  if (scenario.training().method != Method::full || (o != TrainingObjective::sft && o != TrainingObjective::dpo && o != TrainingObjective::reward)) {
+  // Adapters run on transformers alone, and so do the objectives Megatron's stacks do not run.
+  if (scenario.training().method != Method::full || !runs_objective(Framework::megatron, scenario.training().objective)) {
     return {Framework::transformers};
   }
   return {Framework::transformers, Framework::megatron};

@@ -114,9 +114,8 @@ double executed_flops_floor(const Scenario& s) {
   const FlopsPerToken& f = s.workload.flops();
   // A preference objective's forwards without gradients run beside the trained sequences.
   const TrainingJob& job = s.training();
-  const double no_grad = job.no_grad_sequences_per_example() / static_cast<double>(job.sequences_per_example());
   return job.global_batch_tokens() * (f.forward_matmul + 0.5 * f.forward_attention) *
-         (1.0 + backward_to_forward_ratio(job.method) + no_grad);
+         (1.0 + backward_to_forward_ratio(job.method) + job.no_grad_forwards());
 }
 
 class Screen {

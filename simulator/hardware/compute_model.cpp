@@ -443,7 +443,7 @@ LayerCost head_cost(const ModelSpec& m, const LayerCostInputs& in, const DeviceR
   const double t = static_cast<double>(in.micro_batch * in.seq_len);
   const double h = static_cast<double>(m.hidden);
   const double tp = static_cast<double>(in.tp);
-  // Vocabulary-parallel lm_head and loss (a reward model's one score is not split: a negligible head).
+  // Vocabulary-parallel lm_head and loss (a reward model's one score, split likewise: a negligible head).
   const double v = static_cast<double>(m.head_outputs()) / tp;
   const double st = in.sequence_parallel ? t / tp : t;
   const bool fused = in.stack.fused_elementwise;

@@ -148,21 +148,19 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   MemoryEstimate e;
   MemoryBreakdown& g = e.gpu;
   g.params = states.params;
-  double reference_on_host = 0.0;
   if (job.reference_weights()) {
     // The frozen reference of a full fine-tune is a second copy of the weights, placed as the policy's
     // are (TRL prepares it with the policy's DeepSpeed stage or FSDP plugin: sharded under ZeRO-3/FSDP,
-    // whole under ZeRO-1/2 and DDP, offloaded with offload_param). TRL deep-copies the policy: under
-    // DeepSpeed its 16-bit weights, under PyTorch's DDP or FSDP with mixed precision the fp32 weights
-    // autocast trains. NeMo-Aligner keeps it on the host and swaps it in for its forward.
-    const StateBytes& b = w.state_bytes();
+    // whole under ZeRO-1/2 and DDP, offloaded with offload_param). TRL deep-copies the policy
+    // (create_reference_model): under DeepSpeed its 16-bit weights, under PyTorch's DDP or FSDP with
+    // mixed precision the fp32 weights autocast trains. NeMo-Aligner keeps it on the host and swaps it
+    // in for its forward (cpu_weight_swap).
     const bool fp32_copy = c.framework == Framework::transformers && layout.scheme.engine != Engine::deepspeed && job.master_weights;
-    const double bytes = fp32_copy ? 4.0 : footprint.compute_weight_bytes;
-    const double copy = states.params * bytes / (b.weights + b.fp8_cache);
-    if (c.framework == Framework::megatron) {
-      reference_on_host = copy * node.gpus_per_node;
-    } else {
+    const double copy = held_copy_parameters(footprint, layout) * (fp32_copy ? 4.0 : footprint.compute_weight_bytes);
+    if (stack.reference_in_loss && c.offload.params == OffloadTarget::none) {
       g.reference_params = copy;
+    } else {
+      e.reference_host_bytes = copy;
     }
   }
   g.gathered_params = states.gathered_params;
@@ -182,8 +180,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   }
   // TRL computes the reference's log-probabilities (and KTO's KL terms) inside the loss, the policy's
   // logits held: the reference's logits beside them.
-  const bool no_grad_in_loss = job.no_grad_calls() > 0 && c.framework != Framework::megatron;
-  g.logits = act.logits + (no_grad_in_loss ? act.no_grad_logits : 0.0);
+  g.logits = act.logits + (job.no_grad_calls() > 0 && stack.reference_in_loss ? act.no_grad_logits : 0.0);
   g.comm_buffers = states.comm_buffers + (world > 1.0 ? md::kNcclBufferBytes : 0.0) + context_parallel_buffer_bytes(w, c);
   g.cuda_context = md::kCudaContextBytes;
   g.workspace = md::kCublasWorkspaceBytes;
@@ -205,8 +202,8 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   e.outside_allocator_bytes = g.cuda_context + (world > 1.0 ? md::kNcclBufferBytes : 0.0) + (paged(job.optimizer) ? g.optimizer : 0.0);
   // Offloaded, even the layers kept may have left by the time the head runs.
   e.peak_floor_bytes = e.peak_bytes - g.gathered_params - act.recompute_working - kept;
-  e.host_bytes_per_node =
-      host_bytes_per_node(footprint, states, layout) + (e.paged_out_bytes + offloaded) * node.gpus_per_node + reference_on_host;
+  e.host_bytes_per_node = host_bytes_per_node(footprint, states, layout) +
+                          (e.paged_out_bytes + offloaded + e.reference_host_bytes) * node.gpus_per_node;
   e.offloaded_activation_bytes = offloaded;
   e.host_capacity_bytes = node.host_memory_bytes;
   e.nvme_bytes_per_node = states.nvme_bytes * node.gpus_per_node;

@@ -60,6 +60,9 @@ struct MemoryEstimate {
   double paged_out_bytes = 0.0;
   // offload.activations: the activations waiting in pinned host memory at the peak (per GPU).
   double offloaded_activation_bytes = 0.0;
+  // A full fine-tune's reference copy kept on the host, per GPU (NeMo-Aligner swaps it in for the
+  // reference's forward; with offload_param it streams in as the policy's parameters do).
+  double reference_host_bytes = 0.0;
   // On the device but outside PyTorch's caching allocator, so in nvidia-smi and never in torch's
   // counters: the CUDA context, NCCL's own buffers and a paged optimizer's unified memory.
   double outside_allocator_bytes = 0.0;

@@ -65,6 +65,14 @@ double sharded_parameters(const ParameterFootprint& f, const ShardingLayout& l) 
   return (f.trainable - experts) / l.shard_degree + experts / (l.shard_degree / l.expert_parallel);
 }
 
+}  // namespace
+
+double held_copy_parameters(const ParameterFootprint& f, const ShardingLayout& l) {
+  return l.scheme.stage == 3 || l.scheme.engine == Engine::fsdp ? sharded_parameters(f, l) : f.trainable;
+}
+
+namespace {
+
 // Fully sharded, what is gathered at once: the root (embeddings, final norm, head), the running block
 // and the prefetched next, and the running block's unreduced gradients.
 double gathered_blocks_bytes(const ParameterFootprint& f) {

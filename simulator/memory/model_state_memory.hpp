@@ -59,6 +59,11 @@ struct ModelStateMemory {
 ModelStateMemory model_state_memory(const ParameterFootprint& footprint, const StateBytes& bytes,
                                     const ShardingLayout& layout);
 
+// The parameters of a frozen copy of the model (a preference objective's reference) one GPU holds,
+// placed as the layout places the policy's: a shard under ZeRO-3 and PyTorch FSDP (whose flat
+// parameters are sharded under every strategy), the stage's whole slice otherwise.
+double held_copy_parameters(const ParameterFootprint& footprint, const ShardingLayout& layout);
+
 // Host memory per node: ranks loading the weights, or holding offloaded states, whichever is larger,
 // times DeepSpeed's buffer factor for pinned staging and allocator slack.
 double host_bytes_per_node(const ParameterFootprint& footprint, const ModelStateMemory& states,

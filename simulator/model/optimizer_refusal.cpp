@@ -18,16 +18,6 @@ bool stack_builds(Framework framework, OptimizerKind o) {
   return false;
 }
 
-// Which stacks run which post-training objective: TRL's trainers run them all on transformers;
-// NeMo-Aligner runs DPO and reward models on Megatron; torchtitan and llm-foundry pre-train and
-// fine-tune with the next-token loss alone.
-std::string objective_refusal(TrainingObjective o, Framework framework) {
-  if (o == TrainingObjective::sft || framework == Framework::transformers) return {};
-  if (framework == Framework::megatron && (o == TrainingObjective::dpo || o == TrainingObjective::reward)) return {};
-  return "training.method \"" + to_string(o) + "\" does not run on " + to_string(framework) +
-         " (transformers runs every preference objective with TRL; megatron runs dpo and reward with NeMo-Aligner)";
-}
-
 }  // namespace
 
 LayoutRefusal optimizer_refusal(const TrainingJob& job, const StrategyConfig& c) {
@@ -37,7 +27,10 @@ LayoutRefusal optimizer_refusal(const TrainingJob& job, const StrategyConfig& c)
     return {"training.method", "torchtitan trains full weights (it has no LoRA or QLoRA adapters); train adapters on "
                                "transformers"};
   }
-  if (const std::string why = objective_refusal(job.objective, c.framework); !why.empty()) return {"training.method", why};
+  if (!runs_objective(c.framework, job.objective)) {
+    return {"training.method", "training.method \"" + to_string(job.objective) + "\" does not run on " + to_string(c.framework) +
+                                   " (transformers runs every preference objective with TRL; megatron runs dpo and reward with NeMo-Aligner)"};
+  }
   const OptimizerKind o = job.optimizer;
   const bool bitsandbytes = o == OptimizerKind::adamw8bit || paged(o);
   const std::string name = "optimizer \"" + to_string(o) + "\"";

@@ -108,6 +108,10 @@ StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash
   // each token to a node once and forward it over NVLink (DeepSeek-V3 technical report, 3.2.2).
   h.dispatch_once_per_node = framework == Framework::megatron;
   h.selective = selective_recompute(framework);
+  // TRL's DPOTrainer.get_batch_loss_metrics runs concatenated_forward, then compute_ref_log_probs;
+  // NeMo-Aligner's DPO computes the reference's log-probabilities before the step, swapping a full
+  // fine-tune's reference weights in from the host (megatron_gpt_dpo_model.py, cpu_weight_swap).
+  h.reference_in_loss = framework != Framework::megatron;
   return h;
 }
 

@@ -43,6 +43,10 @@ struct StackHabits {
   // and HybridEP's kernels behind Megatron-Core's flex dispatcher), instead of once per expert.
   bool dispatch_once_per_node = false;
   SelectiveRecompute selective = SelectiveRecompute::attention_core;
+  // Where a preference objective's reference runs: inside the loss, after the policy's forward and
+  // beside its activations and logits, its weights on the GPUs (TRL's trainers); or ahead of the
+  // policy's work, its weights swapped in from the host (NeMo-Aligner's cpu_weight_swap).
+  bool reference_in_loss = true;
 };
 
 // The stack's selective checkpointing policy (see SelectiveRecompute).

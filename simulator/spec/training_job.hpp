@@ -125,10 +125,10 @@ struct TrainingJob {
   double precomputed_share() const {
     return reference == ReferenceSource::precomputed ? 2.0 / epochs / static_cast<double>(sequences_per_example()) : 0.0;
   }
+  // Forwards without gradients of the micro-batch's shape per micro-batch, on average (calls and share).
+  double no_grad_forwards() const { return no_grad_calls() + precomputed_share(); }
   // Sequences an example runs forward without gradients each step, on average.
-  double no_grad_sequences_per_example() const {
-    return (no_grad_calls() + precomputed_share()) * static_cast<double>(sequences_per_example());
-  }
+  double no_grad_sequences_per_example() const { return no_grad_forwards() * static_cast<double>(sequences_per_example()); }
   // A frozen reference model whose weights stay on the GPUs while training: a full fine-tune's second
   // copy (a LoRA's reference is its own base with the adapters off).
   bool reference_weights() const { return reference == ReferenceSource::model && method == Method::full; }

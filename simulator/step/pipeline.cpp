@@ -25,8 +25,10 @@ double Pipeline::stage_micro_batch_seconds() const {
   const double layer = c_.layer.forward.seconds + c_.recompute_seconds() + c_.layer.backward.seconds +
                        forwards * (tp_.pass_cost(false) + cp_.pass_seconds(false) + ep_.pass_seconds()) +
                        tp_.pass_cost(true) + cp_.pass_seconds(true) + ep_.pass_seconds() +
-                       // A preference objective's forwards without gradients, and their collectives.
-                       c_.no_grad_runs * (c_.layer.forward.seconds + tp_.pass_cost(false) + cp_.pass_seconds(false) + ep_.pass_seconds());
+                       // A preference objective's forwards without gradients (the calls with their
+                       // collectives; a precomputed reference's share without).
+                       c_.job.no_grad_calls() * (c_.layer.forward.seconds + tp_.pass_cost(false) + cp_.pass_seconds(false) + ep_.pass_seconds()) +
+                       c_.job.precomputed_share() * c_.layer.forward.seconds;
   return static_cast<double>(c_.stages.layers_per_stage) * layer + 2.0 * transfer_seconds_;
 }
 

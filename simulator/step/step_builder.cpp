@@ -53,9 +53,12 @@ StepBuilder::StepBuilder(const StepInputs& in, StepGraph recycled)
 
 StepGraph StepBuilder::build() {
   const std::int64_t accumulation = c_.config.grad_accum;
-  // A layer's passes, recompute, host issue and collectives: about a dozen tasks per layer and micro-batch.
+  // A layer's passes, recompute, host issue and collectives: about a dozen tasks per layer and micro-batch,
+  // half a dozen more for each forward without gradients a preference objective calls.
   constexpr std::size_t kTasksPerLayerAndMicroBatch = 12;
-  g_.reserve(kTasksPerLayerAndMicroBatch * static_cast<std::size_t>(c_.stages.layers_per_stage) *
+  constexpr std::size_t kTasksPerLayerAndNoGradCall = 6;
+  g_.reserve((kTasksPerLayerAndMicroBatch + kTasksPerLayerAndNoGradCall * static_cast<std::size_t>(c_.job.no_grad_calls())) *
+                 static_cast<std::size_t>(c_.stages.layers_per_stage) *
                  static_cast<std::size_t>(accumulation) + 64);
   std::optional<TaskId> previous = pipeline_.bubble();
   if (paired_) {
@@ -75,7 +78,7 @@ StepGraph StepBuilder::build() {
   // One replica's sequences, whose work its tp x pp x cp GPUs share.
   const double tokens = static_cast<double>(c_.job.sequences(c_.config.micro_batch) * accumulation * c_.job.seq_len);
   StepGraph& out = g_.graph();
-  out.model_flops = tokens * c_.workload.flops().forward() * (1.0 + backward_to_forward_ratio(c_.job.method) + c_.no_grad_runs) /
+  out.model_flops = tokens * c_.workload.flops().forward() * (1.0 + backward_to_forward_ratio(c_.job.method) + c_.job.no_grad_forwards()) /
                     static_cast<double>(c_.stages.tp * c_.stages.pp * c_.stages.cp);
   return std::move(out);
 }
@@ -113,9 +116,7 @@ void StepBuilder::forward_layer(Pass& p, int l, std::optional<TaskId> start, dou
     if (p.offloaded.size() <= static_cast<std::size_t>(l)) p.offloaded.resize(static_cast<std::size_t>(l) + 1);
     p.offloaded[static_cast<std::size_t>(l)] = out;
   }
-  cp_.sync(p, l);
-  tp_.sync(p, l);
-  ep_.sync(p, l);
+  parallel_syncs(p, l, false);
 }
 
 void StepBuilder::backward_layer(Pass& p, int l, std::optional<TaskId> start, double slowdown, bool last,
@@ -149,18 +150,16 @@ void StepBuilder::backward_layer(Pass& p, int l, std::optional<TaskId> start, do
                                  rebuilt, 0.0, ready, host);
     g_.after(again, back);
     if (full) {
-      cp_.sync(p, l);  // the recomputed attention runs the ring again
-      tp_.sync(p, l);
-      ep_.sync(p, l);  // recompute re-dispatches the layer's tokens (Megatron-Core's recomputed MoE layer)
+      // The recomputed attention runs the ring again; recompute re-dispatches the layer's tokens
+      // (Megatron-Core's recomputed MoE layer).
+      parallel_syncs(p, l, false);
     }
   }
   const TaskId bwd =
       compute(p, TaskKind::compute, "backward", l, c_.layer.backward, slowdown * tp_.compute_slowdown(true), 0.0, freed,
               ready, f.layer_backward_seconds);
   g_.after(bwd, back);
-  cp_.sync(p, l, true);
-  tp_.sync(p, l, true);
-  ep_.sync(p, l, true);
+  parallel_syncs(p, l, true);
   if (sharded) {
     // Gathered through the step, the unsharded gradients accumulate until the last backward reduces them.
     if (!c_.in.memory.gathered_stay || last) sharded_.reduce_layer_gradients(bwd, l, last, gradient_syncs_);
@@ -181,53 +180,63 @@ void StepBuilder::backward_pass(Pass& p, std::optional<TaskId> start, bool last)
   buckets.flush(*p.chain);
 }
 
-void StepBuilder::no_grad_pass(Pass& p, int mb, double share) {
+void StepBuilder::no_grad_pass(Pass& p, int mb) {
   const FrameworkMeasurement& f = host_.framework();
   const double gathered = c_.scheme.stage == 3 ? c_.gathered_bytes() : 0.0;
   for (int l = 0; l < c_.stage_layers(); ++l) {
     const std::optional<TaskId> ready = sharded_.fetch_layer(p, l, kNoGradGather, p.chain);
-    compute(p, TaskKind::reference, "no-grad forward", l, c_.layer.forward, share * c_.forward_slowdown * tp_.compute_slowdown(false),
-            0.0, gathered, ready, share * f.layer_forward_no_grad_seconds);
-    cp_.sync(p, l);
-    tp_.sync(p, l);
-    ep_.sync(p, l);
+    compute(p, TaskKind::reference, "no-grad forward", l, c_.layer.forward, c_.forward_slowdown * tp_.compute_slowdown(false), 0.0,
+            gathered, ready, f.layer_forward_no_grad_seconds);
+    parallel_syncs(p, l, false);
   }
   // The log-probabilities come from the logits, which live only while they are read.
   const double logits = c_.activations.no_grad_logits;
-  compute(p, TaskKind::reference, "no-grad head", mb, c_.head.forward, share, logits, logits, {}, share * f.head_forward_seconds);
+  compute(p, TaskKind::reference, "no-grad head", mb, c_.head.forward, 1.0, logits, logits, {}, f.head_forward_seconds);
 }
 
 void StepBuilder::no_grad_calls(Pass& p, int mb) {
-  if (c_.no_grad_calls == 0) return;
+  const int calls = c_.job.no_grad_calls();
+  if (calls == 0) return;
   // NeMo-Aligner keeps a full fine-tune's reference weights on the host and swaps them for the
   // policy's around the reference's forward (cpu_weight_swap), once a step: the policy's out and the
   // reference's in, then the policy's back.
-  const bool swapped = !c_.no_grad_in_loss && c_.job.reference_weights();
-  const double stage_weights = c_.footprint.compute_weight_bytes * c_.footprint.trainable;
-  if (swapped && mb == 0) {
+  const bool swapped = !c_.stack.reference_in_loss && c_.in.memory.reference_host_bytes > 0.0 && mb == 0;
+  const double weights = c_.in.memory.reference_host_bytes;
+  if (swapped) {
     const TaskId in = g_.add(TaskKind::copy, "reference weights in", -1, g_.resources().h2d,
-                             stage_weights / c_.machine.host_to_device_bytes_per_second());
+                             weights / c_.machine.host_to_device_bytes_per_second());
     const TaskId out = g_.add(TaskKind::copy, "policy weights out", -1, g_.resources().d2h,
-                              stage_weights / c_.machine.device_to_host_bytes_per_second());
+                              weights / c_.machine.device_to_host_bytes_per_second());
     g_.after(in, p.chain);
     g_.after(out, p.chain);
     g_.after(in, out);  // the reference takes the policy's place
     p.chain = in;
   }
-  for (int call = 0; call < c_.no_grad_calls; ++call) no_grad_pass(p, mb, 1.0);
-  if (swapped && mb == 0) {
+  for (int call = 0; call < calls; ++call) no_grad_pass(p, mb);
+  if (swapped) {
     const TaskId back = g_.add(TaskKind::copy, "policy weights in", -1, g_.resources().h2d,
-                               stage_weights / c_.machine.host_to_device_bytes_per_second());
+                               weights / c_.machine.host_to_device_bytes_per_second());
     g_.after(back, p.chain);
     p.chain = back;
   }
 }
 
 void StepBuilder::no_grad_ahead(Pass& p, int mb) {
-  // A precomputed reference's pass over the data, its share of it a micro-batch, holds nothing of the
-  // step's (it ran before training).
-  if (c_.precomputed_share > 0.0) no_grad_pass(p, mb, c_.precomputed_share);
-  if (!c_.no_grad_in_loss) no_grad_calls(p, mb);
+  // A precomputed reference's pass over the data ran before training: its share of it a micro-batch
+  // is GPU time alone (one task for the stage's layers and the head, its host issue hidden behind the
+  // kernels as a forward's is), holding nothing of the step's.
+  if (const double share = c_.job.precomputed_share(); share > 0.0) {
+    const double layers = static_cast<double>(c_.stage_layers());
+    compute(p, TaskKind::reference, "precomputed reference", mb, c_.layer.forward, share * layers, 0.0, 0.0, {}, 0.0);
+    compute(p, TaskKind::reference, "precomputed reference head", mb, c_.head.forward, share, 0.0, 0.0, {}, 0.0);
+  }
+  if (!c_.stack.reference_in_loss) no_grad_calls(p, mb);
+}
+
+void StepBuilder::parallel_syncs(Pass& p, int l, bool backward) {
+  cp_.sync(p, l, backward);
+  tp_.sync(p, l, backward);
+  ep_.sync(p, l, backward);
 }
 
 void StepBuilder::start_micro_batch(Pass& p, std::optional<TaskId> previous, int mb) {
@@ -246,7 +255,7 @@ TaskId StepBuilder::head(Pass& p, int mb, std::optional<TaskId> ready) {
       compute(p, TaskKind::compute, "head forward", mb, c_.head.forward, 1.0, head_memory, 0.0, ready, f.head_forward_seconds);
   // TRL's loss runs the reference (and KTO's KL forwards) after the policy's forward, its
   // activations and logits held.
-  if (c_.no_grad_in_loss) no_grad_calls(p, mb);
+  if (c_.stack.reference_in_loss) no_grad_calls(p, mb);
   compute(p, TaskKind::compute, "head backward", mb, c_.head.backward, 1.0, 0.0, head_memory, {}, f.head_backward_seconds);
   pipeline_.receive(p, "send gradients", mb);
   return head_fwd;

@@ -35,14 +35,15 @@ class StepBuilder {
   void forward_pass(Pass& p, std::optional<engine::TaskId> start);
   void backward_pass(Pass& p, std::optional<engine::TaskId> start, bool last);
   // A preference objective's forwards without gradients (the reference's log-probabilities, KTO's KL
-  // completions): one pass over the stage's layers and the head keeping nothing, its kernels and host
-  // issue `share` times over (its collectives once a layer); the micro-batch's calls (inside the loss
-  // under TRL, ahead of it under NeMo-Aligner, which swaps a full fine-tune's reference weights in from
-  // the host); what runs ahead of the micro-batch's forward (a precomputed reference's share, and the
-  // calls where they are not in the loss).
-  void no_grad_pass(Pass& p, int mb, double share);
+  // completions): one pass over the stage's layers and the head, keeping nothing; the micro-batch's
+  // calls of it (inside the loss under TRL; ahead of it under NeMo-Aligner, which swaps a full
+  // fine-tune's reference weights in from the host); what runs ahead of the micro-batch's forward (a
+  // precomputed reference's share, and the calls where they are not in the loss).
+  void no_grad_pass(Pass& p, int mb);
   void no_grad_calls(Pass& p, int mb);
   void no_grad_ahead(Pass& p, int mb);
+  // A layer's context-, tensor- and expert-parallel collectives after its pass.
+  void parallel_syncs(Pass& p, int layer, bool backward);
   // What a micro-batch waits for before its forward: the host's sync and the stage's input.
   void start_micro_batch(Pass& p, std::optional<engine::TaskId> previous, int mb);
   // The head after a forward (logits, loss, their backward) and the gradient from the next stage;

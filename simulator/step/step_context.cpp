@@ -67,10 +67,6 @@ StepContext::StepContext(const StepInputs& inputs)
               ? op_policy_recompute(layer, every_other_matmul(workload, activation_inputs(job, config, stack)).matmul_share_again,
                                     stack.attention != AttentionKernel::eager)
               : PassCost{}) {
-  no_grad_calls = job.no_grad_calls();
-  precomputed_share = job.precomputed_share();
-  no_grad_runs = no_grad_calls + precomputed_share;
-  no_grad_in_loss = config.framework != Framework::megatron;
   const double dp = in.memory.gradient_group;  // data- and context-parallel ranks reduce gradients together
   const int gpus_per_node = machine.node().gpus_per_node;
   // Megatron places tensor-parallel ranks innermost, so a node holds gpus_per_node / tp ranks of each

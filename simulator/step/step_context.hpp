@@ -33,18 +33,6 @@ struct StepContext {
   ActivationMemory activations;
   // What torchtitan's selective "op" checkpointing re-runs of a layer's forward (see recompute_pass).
   PassCost every_other_matmul_recompute;
-  // A preference objective's forwards without gradients, each of the micro-batch's own shape (DPO's
-  // concatenated pair; KTO's calls of one sequence an example): the calls a micro-batch makes (the
-  // reference's, KTO's KL completions: 1 for DPO, 3 for KTO), and a precomputed reference's pass over
-  // the data spread over the steps (its share of a forward per micro-batch: once over the data, not
-  // once an epoch). no_grad_runs is their sum.
-  int no_grad_calls = 0;
-  double precomputed_share = 0.0;
-  double no_grad_runs = 0.0;
-  // Whether the calls run inside the loss, after the policy's forward and beside its activations and
-  // logits (TRL computes the reference's log-probabilities there), or ahead of the micro-batch
-  // (NeMo-Aligner computes them before the step).
-  bool no_grad_in_loss = false;
   CollectiveGroup world;  // the data-parallel group (with the context-parallel ranks: the gradients' group)
   CollectiveGroup shard;  // the GPUs the states are sharded over
 

@@ -111,8 +111,20 @@ TEST(PreferenceScenario, TrlConfigClassesAreToldApartByTheirOwnKeys) {
   EXPECT_EQ(imported("desirable_weight: 1.0\nmax_length: 2048\n", "training.seq_len"), 2048);
   EXPECT_EQ(imported("center_rewards_coefficient: 0.01\n", "training.method"), "reward");
   EXPECT_EQ(imported("loss_type: simpo\ncpo_alpha: 0\n", "training.method"), "simpo");
+  // Without use_peft TRL trains every weight.
+  EXPECT_EQ(imported("center_rewards_coefficient: 0.01\n", "training.adapter"), "full");
   // A supervised config sets no objective and keeps its adapter in training.method.
-  EXPECT_TRUE(imported("max_seq_length: 2048\nuse_peft: true\n", "training.method") == "lora");
+  EXPECT_EQ(imported("max_seq_length: 2048\nuse_peft: true\n", "training.method"), "lora");
+  // LLaMA-Factory's keys overlap TRL's (simpo_gamma): a file with a stage is LLaMA-Factory's.
+  EXPECT_EQ(imported("stage: dpo\npref_loss: sigmoid\nsimpo_gamma: 0.5\nfinetuning_type: lora\n", "training.method"), "dpo");
+  EXPECT_EQ(imported("stage: dpo\npref_loss: simpo\nfinetuning_type: lora\n", "training.method"), "simpo");
+  EXPECT_THROW(imported("stage: dpo\npref_loss: simpx\n", "training.method"), InputError);
+  // axolotl trains a reward model or a preference objective, not both.
+  EXPECT_THROW(import_text("base_model: meta-llama/Llama-2-7b-hf\nreward_model: true\nrl: dpo\n", "ax.yml", context()), InputError);
+  EXPECT_EQ(nlohmann::json(import_text("base_model: meta-llama/Llama-2-7b-hf\nrl: kto\n", "ax.yml", context())
+                               .fact("training.adapter")
+                               ->value),
+            "full");
   try {
     import_text("per_device_train_batch_size: 8\nnum_generations: 8\nuse_vllm: true\n", "grpo.yaml", context());
     FAIL() << "a GRPO config was read";
