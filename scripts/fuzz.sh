@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 harnesses=(scenario config hf_config catalog calibration_profile nccl_tests_csv
-           spot_trace_bamboo spot_trace_gcloud spot_trace_parcae sweep training_log config_import price_book whole_runs stored_weights measured_peaks)
+           spot_trace_bamboo spot_trace_gcloud spot_trace_parcae sweep training_log config_import price_book whole_runs stored_weights measured_peaks rl_runs)
 seconds=45 seconds_given=0 runs="" jobs=1 only="" fresh=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -100,6 +100,7 @@ seed_all() {
   seed whole_runs published/whole_runs.csv tests/fuzz/seeds/whole_runs/*
   seed stored_weights tests/fuzz/seeds/stored_weights/*
   seed measured_peaks tests/fuzz/seeds/measured_peaks/*
+  seed rl_runs published/rl_runs.csv tests/fuzz/seeds/rl_runs/*
   seed training_log examples/trial/*.log examples/trial/*.json
   seed config_import examples/from/*.json examples/from/*.yaml examples/from/*.yml examples/from/*.toml examples/from/*.sh \
     examples/from/*.slurm tests/data/from/* tests/golden/from/export/* tests/fuzz/seeds/config_import/*

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "simulator/rl_evaluation.hpp"
 #include "simulator/spec/errors.hpp"
 #include "simulator/step/step_graph.hpp"
 
@@ -9,6 +10,12 @@ namespace preflight {
 
 Evaluation evaluate(const Workload& workload, const Machine& machine, const StrategyConfig& config,
                     double vram_headroom, bool with_trace) {
+  if (workload.job().rl) return evaluate_rl(workload, machine, config, vram_headroom, with_trace);
+  return evaluate_training(workload, machine, config, vram_headroom, with_trace);
+}
+
+Evaluation evaluate_training(const Workload& workload, const Machine& machine, const StrategyConfig& config,
+                             double vram_headroom, bool with_trace) {
   Evaluation e;
   e.config = config;
   e.memory = estimate_memory(workload, config, machine.node(), vram_headroom);

@@ -14,6 +14,7 @@
 #include "simulator/memory/memory_estimate.hpp"
 #include "simulator/model/stack_habits.hpp"
 #include "simulator/model/workload.hpp"
+#include "simulator/rollout/rollout_outcome.hpp"
 #include "simulator/spec/step_time.hpp"
 #include "simulator/spec/strategy_config.hpp"
 
@@ -31,11 +32,18 @@ struct Evaluation {
   bool peak_from_timeline = false;       // false: the sum of the components (no simulation possible)
   double peak_seconds = 0.0;             // when in the step the peak happens
   nlohmann::ordered_json trace;          // Chrome trace of the step, when asked for
+  // RL with rollouts: the generator's placement and phases (the step above is the whole RL step,
+  // the memory the trainer's, with the engine's turn on colocated GPUs).
+  std::optional<RolloutOutcome> rollout;
 };
 
 // `vram_headroom`: the share of the GPU's memory kept free (the scenario's constraint). Throws
 // InvalidConfig for a config the memory model cannot represent (see validate_memory_config).
 Evaluation evaluate(const Workload& workload, const Machine& machine, const StrategyConfig& config,
                     double vram_headroom, bool with_trace = false);
+
+// The trainer's step alone (one optimizer step), whatever the job: what an RL step's update repeats.
+Evaluation evaluate_training(const Workload& workload, const Machine& machine, const StrategyConfig& config,
+                             double vram_headroom, bool with_trace = false);
 
 }  // namespace preflight

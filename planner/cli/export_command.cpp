@@ -102,6 +102,13 @@ std::string exported(const std::string& target, const ExportPlan& plan) {
 int run_export(const ExportOptions& options, std::ostream& out, std::ostream& err) {
   const Catalog catalog = Catalog::load_option(options.catalog);
   const Scenario scenario = load_scenario(options.scenario, catalog);
+  if (scenario.training().rl) {
+    // An RL job launches under verl, OpenRLHF, NeMo-RL or TRL's GRPO trainer, whose configs are not
+    // the trainer launchers written here.
+    throw InputError(options.scenario, "$.training.method", "\"rl\"",
+                     "a supervised or preference job: `preflight export` writes trainer launchers, not an RL framework's config "
+                     "(the plan's config and rollout say the layout to set in verl, NeMo-RL or TRL)");
+  }
   const std::unique_ptr<const CalibrationProfile> profile = load_profile(options.run.profile);
   const std::optional<Chosen> chosen = chosen_config(options, scenario, catalog, profile.get(), err);
   if (!chosen) return 1;

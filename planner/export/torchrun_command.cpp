@@ -43,7 +43,8 @@ const char* trl_trainer(TrainingObjective o) {
     case TrainingObjective::orpo: return "ORPOTrainer";
     case TrainingObjective::kto: return "KTOTrainer";
     case TrainingObjective::reward: return "RewardTrainer";
-    case TrainingObjective::sft: break;
+    case TrainingObjective::sft:
+    case TrainingObjective::rl: break;  // export refuses RL jobs
   }
   return "Trainer";
 }

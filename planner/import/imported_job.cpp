@@ -98,7 +98,21 @@ bool complete_global_batch(ImportedSetup& setup, const nlohmann::json& config, c
       std::max<std::int64_t>(1, integer_at(layout, "tp") * integer_at(layout, "pp") * integer_at(layout, "cp"));
   const std::int64_t gpus = integer_at(config, "nodes") * node->gpus_per_node;
   if (gpus % model_parallel != 0) return false;  // the layout's own error follows
-  setup.set("training.global_batch_size", per_rank->value.get<std::int64_t>() * (gpus / model_parallel), per_rank->file, per_rank->key);
+  const std::int64_t global = per_rank->value.get<std::int64_t>() * (gpus / model_parallel);
+  setup.set("training.global_batch_size", global, per_rank->file, per_rank->key);
+  // A GRPO config's step: generation_batch_size = the global batch x steps_per_generation /
+  // gradient_accumulation_steps completions, num_generations to a prompt.
+  const ImportedFact* rollouts = setup.fact("training.rl.rollouts_per_prompt");
+  if (rollouts != nullptr && !setup.has("training.rl.prompts_per_step")) {
+    const std::int64_t ga = accum != nullptr ? accum->value.get<std::int64_t>() : 1;
+    const std::int64_t responses = global * setup.rl_generation_steps.value_or(ga) / ga;
+    if (responses % rollouts->value.get<std::int64_t>() != 0) {
+      disagree(*rollouts, "a divisor of the step's " + std::to_string(responses) + " completions (the global batch of " +
+                              std::to_string(global) + " on " + std::to_string(gpus) + " GPUs)");
+    }
+    setup.set("training.rl.prompts_per_step", responses / rollouts->value.get<std::int64_t>(), per_rank->file,
+              per_rank->key + " / " + rollouts->key);
+  }
   return true;
 }
 

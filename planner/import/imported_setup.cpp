@@ -139,6 +139,24 @@ nlohmann::json ImportedSetup::scenario_patch() const {
     patch["training"]["adapter"] = nullptr;
     patch["training"]["preference"] = nullptr;
   }
+  // RL with rollouts states its sequences in training.rl: no seq_len, batch in tokens or preference
+  // block of the scenario's stays; any other method drops the scenario's rl block.
+  if (m != nullptr && m->value == "rl") {
+    // A GRPO config's prompts a step follow from the global batch, known once the machine is: until
+    // then one prompt a step and the global batch left to its default (the step's responses), read
+    // again when the machine gives the batch (complete_global_batch).
+    if (!has("training.rl.prompts_per_step") && (batch_per_rank() || has("config.micro_batch")) && !has("training.global_batch_size")) {
+      patch["training"]["rl"]["prompts_per_step"] = 1;
+      patch["training"]["global_batch_size"] = nullptr;
+    }
+    patch["training"]["seq_len"] = nullptr;
+    patch["training"]["global_batch_tokens"] = nullptr;
+    patch["training"]["preference"] = nullptr;
+    patch["training"]["dataset_tokens"] = nullptr;
+    patch["training"]["epochs"] = nullptr;
+  } else if (m != nullptr) {
+    patch["training"]["rl"] = nullptr;
+  }
   return patch;
 }
 

@@ -53,6 +53,9 @@ class ImportedSetup {
   // file's makes untrue).
   void retract(const std::string& target, const std::string& why);
   void note(const std::string& text) { notes_.push_back(text); }
+  // A GRPO config's steps_per_generation: its step's responses are this many optimizer steps' batches
+  // (over gradient_accumulation_steps); empty: one generation per optimizer step.
+  std::optional<std::int64_t> rl_generation_steps;
   // A key an importer read, whether or not it set anything ("auto", a switch left off): with the
   // facts and the ignored keys, every key of a file is accounted for.
   void considered(const std::string& file, const std::string& key) { considered_.push_back(file + ": " + key); }

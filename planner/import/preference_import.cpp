@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "planner/import/rl_import.hpp"
 #include "simulator/spec/training_job.hpp"
 
 namespace preflight {
@@ -11,7 +12,7 @@ namespace {
 
 const char* const kNoEffect = "the loss's form and weights: no effect on memory or step time";
 
-const char* const kRlNotModelled = "RL with rollouts, whose generation phase preflight does not simulate yet, is not modelled";
+const char* const kRlNotModelled = "TRL's PPO and online DPO trainers are not read yet: state the job as training.method rl";
 
 // `allowed`: what the key takes instead.
 [[noreturn]] void refuse_rl(const ForeignObject& a, const std::string& key, const std::string& allowed) {
@@ -75,10 +76,11 @@ void common_preference_keys(ForeignObject& a, ImportedSetup& setup) {
 }  // namespace
 
 std::optional<std::string> import_trl_objective(ForeignObject& a, ImportedSetup& setup) {
-  // GRPOConfig, RLOOConfig, PPOConfig, OnlineDPOConfig: generation in the loop.
-  for (const char* key : {"num_generations", "use_vllm", "vllm_mode", "rloo_k", "num_ppo_epochs", "kl_coef", "reward_model_path",
-                          "sft_model_path", "missing_eos_penalty"}) {
-    if (a.has(key)) refuse_rl(a, key, "a supervised or preference trainer's config");
+  // GRPOConfig and RLOOConfig: RL with rollouts.
+  if (import_trl_rl(a, setup)) return std::string("rl");
+  // PPOConfig and OnlineDPOConfig: generation in the loop, with keys of their own not read yet.
+  for (const char* key : {"num_ppo_epochs", "kl_coef", "reward_model_path", "sft_model_path", "missing_eos_penalty"}) {
+    if (a.has(key)) refuse_rl(a, key, "a supervised, preference, GRPO or RLOO trainer's config");
   }
   const std::string& file = a.file();
   std::optional<std::string> objective;

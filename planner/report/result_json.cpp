@@ -27,7 +27,8 @@ nlohmann::ordered_json memory_json(const MemoryEstimate& m, bool peak_from_timel
   j["usable_bytes"] = bytes(m.usable_bytes);
   j["fits"] = m.fits();
   j["fits_gpu"] = m.fits_gpu();
-  j["breakdown_bytes"] = {{"params", bytes(g.params + g.reference_params + g.gathered_params)},
+  // A critic's states are another model's parameters (with their gradients and optimizer states).
+  j["breakdown_bytes"] = {{"params", bytes(g.params + g.reference_params + g.critic_states + g.gathered_params)},
                           {"grads", bytes(g.grads + g.grad_buffers)},
                           {"optimizer", bytes(g.optimizer)},
                           {"activations", bytes(g.activations + g.logits)},
@@ -45,6 +46,7 @@ nlohmann::ordered_json memory_json(const MemoryEstimate& m, bool peak_from_timel
                        {"cuda_context", bytes(g.cuda_context)},
                        {"workspace", bytes(g.workspace)},
                        {"fragmentation", bytes(g.fragmentation)}};
+  if (g.critic_states > 0.0) j["detail_bytes"]["critic_states"] = bytes(g.critic_states);
   j["paged_out_bytes"] = bytes(m.paged_out_bytes);
   j["offloaded_activation_bytes"] = bytes(m.offloaded_activation_bytes);
   j["host_bytes_per_node"] = bytes(m.host_bytes_per_node);
@@ -62,9 +64,36 @@ double step_mfu(const StepTime& s, const NodeSpec& node, const TrainingJob& job)
   return s.model_flops / (s.seconds() * peak_flops(node.gpu, job.precision));
 }
 
+namespace {
+
+nlohmann::ordered_json rollout_json(const RolloutOutcome& r) {
+  const Generation& g = r.generation;
+  nlohmann::ordered_json j;
+  j["placement"] = to_string(r.placement);
+  j["tp"] = r.tp;
+  j["generator_gpus"] = r.generator_gpus;
+  j["trainer_gpus"] = r.trainer_gpus;
+  j["optimizer_steps"] = r.optimizer_steps;
+  j["generation"] = {{"prefill_seconds", rounded(g.prefill_seconds, 4)},
+                     {"decode_seconds", rounded(g.decode_seconds, 4)},
+                     {"tail_seconds", rounded(g.tail_seconds, 4)},
+                     {"decode_steps", g.decode_steps},
+                     {"sequences_per_engine", g.sequences_per_engine},
+                     {"most_running", g.most_running}};
+  j["engine_memory"] = {{"weights_bytes", bytes(g.weights_bytes_per_gpu)},
+                        {"kv_pool_bytes", bytes(g.kv_pool_bytes_per_gpu)},
+                        {"kv_peak_bytes", bytes(g.kv_peak_bytes_per_gpu)},
+                        {"trainer_resident_bytes", bytes(r.trainer_resident_bytes)},
+                        {"memory_share", rounded(r.memory_share, 3)}};
+  j["sync"] = {{"seconds", rounded(r.sync.seconds, 4)}, {"tensors", static_cast<std::int64_t>(r.sync.tensors)}};
+  return j;
+}
+
+}  // namespace
+
 nlohmann::ordered_json step_json(const Evaluation& e, const NodeSpec& node, const TrainingJob& job) {
   const StepTime& s = *e.step;
-  const double tokens = job.global_batch_tokens();
+  const double tokens = job.step_tokens();
   const double seconds = s.seconds();
   nlohmann::ordered_json j;
   j["seconds"] = rounded(seconds, 4);
@@ -82,12 +111,15 @@ nlohmann::ordered_json step_json(const Evaluation& e, const NodeSpec& node, cons
   // A post-training step by phase (the contract's names): the no-grad forwards that give the
   // reference's log-probabilities, and the policy's update (the rest); preference objectives generate
   // nothing and sync no weights to a generator.
+  // An RL step's generation is the engines' whole sampling time; placed apart a step ahead, part of
+  // it hides behind training, so the phases may add up to more than the step.
   if (job.objective != TrainingObjective::sft) {
-    j["phases_seconds"] = {{"generation", 0.0},
+    j["phases_seconds"] = {{"generation", rounded(s.generation_seconds, 4)},
                            {"logprob", rounded(s.logprob_seconds, 4)},
-                           {"update", rounded(seconds - s.logprob_seconds, 4)},
-                           {"sync", 0.0}};
+                           {"update", rounded(s.training_seconds() - s.logprob_seconds, 4)},
+                           {"sync", rounded(s.sync_seconds, 4)}};
   }
+  if (e.rollout) j["rollout"] = rollout_json(*e.rollout);
   // Compute and recompute again, by the class of kernel that spends them.
   j["kernel_seconds"] = {{"gemm", rounded(s.kernels.gemm, 4)},
                          {"attention", rounded(s.kernels.attention, 4)},

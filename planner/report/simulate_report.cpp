@@ -49,6 +49,18 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
   if (const std::string interval = step_interval_text(st.seconds(), e.step_interval, 3); !interval.empty()) {
     out << "           " << interval << "\n";
   }
+  if (e.rollout) {
+    // Where the generator ran and what bounds it: its batch, its cache and the longest responses' tail.
+    const RolloutOutcome& o = *e.rollout;
+    const Generation& g = o.generation;
+    out << "  rollout  " << to_string(o.placement) << ", engines of tp " << o.tp << " on " << o.generator_gpus << " GPUs"
+        << (o.placement == RolloutPlacement::separate ? " (trainer on " + std::to_string(o.trainer_gpus) + ")" : "") << ": "
+        << g.sequences_per_engine << " responses an engine, at most " << g.most_running << " at once; prefill "
+        << fixed(g.prefill_seconds, 2) << " s + decode " << fixed(g.decode_seconds, 2) << " s (" << g.decode_steps
+        << " steps, the tail " << fixed(g.tail_seconds, 2) << " s); KV cache " << gib(g.kv_peak_bytes_per_gpu) << " of "
+        << gib(g.kv_pool_bytes_per_gpu) << " a GPU (engine share " << fixed(o.memory_share, 2) << "); sync "
+        << fixed(o.sync.seconds, 2) << " s; update " << o.optimizer_steps << " optimizer steps\n";
+  }
   const CheckpointPlan& k = r.checkpoint;
   if (k.interval_steps > 0) {
     out << "  ckpt     " << fixed(k.bytes / 1e9, 1) << " GB every " << fixed(k.interval_seconds / 60.0, 1) << " min ("

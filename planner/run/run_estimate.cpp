@@ -341,7 +341,7 @@ RunEstimate prepare_run_in(const Scenario& s, const Machine& machine, const Stra
   price_electricity(s, node, r);
   r.usd_per_hour = price->usd_per_node_hour * c.nodes + r.electricity_usd_per_hour;
 
-  r.steps = static_cast<std::int64_t>(std::ceil(s.training().tokens / s.training().global_batch_tokens()));
+  r.steps = static_cast<std::int64_t>(std::ceil(s.training().tokens / s.training().step_tokens()));
   RunInputs& in = r.inputs;
   in.steps = r.steps;
   in.step_seconds = step.seconds();

@@ -118,7 +118,7 @@ LoraSpec read_lora(ObjectReader& r) {
 // epochs where they are given.
 double read_tokens(ObjectReader& t, TrainingJob& job, double sample_sequences) {
   const std::int64_t seq_len = job.seq_len;
-  const double global_batch_tokens = job.global_batch_tokens();
+  const double global_batch_tokens = job.step_tokens();
   const int forms = (t.has("tokens") ? 1 : 0) + (t.has("samples") ? 1 : 0) + (t.has("dataset_tokens") ? 1 : 0) +
                     (t.has("steps") ? 1 : 0);
   if (forms != 1) {
@@ -128,7 +128,7 @@ double read_tokens(ObjectReader& t, TrainingJob& job, double sample_sequences) {
   if (t.has("tokens")) return t.number("tokens", {1.0, kMaxTokens, false, "tokens"});
   if (t.has("steps")) {
     const double steps = static_cast<double>(t.integer("steps", 1, kMaxSequences));
-    if (steps * global_batch_tokens > kMaxTokens) t.fail("steps", "steps x the global batch of at most 1e15 tokens");
+    if (steps * global_batch_tokens > kMaxTokens) t.fail("steps", job.rl ? "RL steps x the step's responses of at most 1e15 tokens" : "steps x the global batch of at most 1e15 tokens");
     return steps * global_batch_tokens;
   }
   if (t.has("samples")) {
@@ -136,10 +136,11 @@ double read_tokens(ObjectReader& t, TrainingJob& job, double sample_sequences) {
     const double tokens = samples * sample_sequences * static_cast<double>(seq_len);
     if (tokens > kMaxTokens) {
       t.fail("samples", "at most " + std::to_string(static_cast<std::int64_t>(kMaxTokens / (sample_sequences * static_cast<double>(seq_len)))) +
-                            (sample_sequences > 1.0 ? " pairs" : " sequences") + " (1e15 tokens)");
+                            (job.rl ? " prompts" : sample_sequences > 1.0 ? " pairs" : " sequences") + " (1e15 tokens)");
     }
     return tokens;
   }
+  if (job.rl) t.fail("dataset_tokens", "\"steps\" (RL steps), \"samples\" (prompts) or \"tokens\" with method rl");
   const double dataset = t.number("dataset_tokens", {1.0, kMaxTokens, false, "tokens"});
   const double epochs = t.number("epochs", {1e-3, 1e4, false, "epochs"});
   if (dataset * epochs > kMaxTokens) t.fail("epochs", "dataset_tokens x epochs of at most 1e15 tokens");
@@ -170,8 +171,52 @@ double read_rope_scaling(ObjectReader& t, const ModelSpec& model) {
 // weights training.adapter says (full unless lora or qlora). "rl" is the contract's name for RL with
 // rollouts, which is not modelled yet. Returns whether batches and samples count a paired
 // objective's sequences rather than its pairs (preference.pairs false).
+// training.rl: what one RL step generates and trains on (the contract's keys). `model` bounds the
+// longest sequence.
+constexpr std::int64_t kMaxStepResponses = 1'000'000;  // the generation model samples each one
+
+RlSpec read_rl(ObjectReader& t, const ModelSpec& model) {
+  ObjectReader o = t.object("rl");
+  RlSpec rl;
+  rl.algorithm = o.enum_value("algorithm", kRlAlgorithmNames);
+  const bool ppo = rl.algorithm == RlAlgorithm::ppo;
+  rl.prompts_per_step = o.integer("prompts_per_step", 1, 1'000'000);
+  // TRL's defaults: GRPOConfig num_generations 8, RLOOConfig's rloo_k 2 (since renamed num_generations); PPO one.
+  rl.rollouts_per_prompt = o.optional_integer("rollouts_per_prompt", 1, 4096).value_or(ppo ? 1 : rl.algorithm == RlAlgorithm::grpo ? 8 : 2);
+  if (rl.sequences() > kMaxStepResponses) {
+    o.fail("rollouts_per_prompt", "prompts_per_step x rollouts_per_prompt of at most " + std::to_string(kMaxStepResponses) + " responses a step");
+  }
+  if (rl.algorithm != RlAlgorithm::ppo && rl.rollouts_per_prompt < 2) {
+    o.fail("rollouts_per_prompt", "at least 2 (" + to_string(rl.algorithm) + " takes its baseline from the group of a prompt's responses)");
+  }
+  rl.prompt_len = o.integer("prompt_len", 1, model.max_seq_len);
+  ObjectReader r = o.object("response_len");
+  rl.response_max = r.integer("max", 1, model.max_seq_len);
+  rl.response_mean = r.number("mean", {0.0, static_cast<double>(rl.response_max), true, "tokens, at most max"});
+  r.finish();
+  if (rl.prompt_len + rl.response_max > model.max_seq_len) {
+    o.fail("response_len", "a prompt_len + response_len.max of at most " + std::to_string(model.max_seq_len) +
+                                " (the model's max_position_embeddings; training.rope_scaling stretches it)");
+  }
+  rl.engine = o.optional_enum("engine", kRolloutEngineNames).value_or(RolloutEngine::vllm);
+  // The algorithms' published forms keep a KL term to the initial policy (InstructGPT's PPO,
+  // DeepSeekMath's GRPO); TRL's GRPOConfig drops it by default (beta 0.0 since 0.19): say false then.
+  rl.reference = o.optional_boolean("reference").value_or(true);
+  rl.critic = o.optional_boolean("critic").value_or(ppo);
+  if (rl.critic && !ppo) o.fail("critic", "false (" + to_string(rl.algorithm) + " has no critic; ppo does)");
+  rl.epochs_per_batch = static_cast<int>(o.optional_integer("epochs_per_batch", 1, 100).value_or(1));
+  rl.placement = o.optional_enum("placement", kRolloutPlacementNames);
+  rl.off_policy_steps = static_cast<int>(o.optional_integer("off_policy_steps", 0, 64).value_or(0));
+  if (rl.off_policy_steps > 0 && rl.placement == RolloutPlacement::colocated) {
+    o.fail("off_policy_steps", "0 with placement colocated (the generator and trainer take turns on the same GPUs; "
+                               "a generator a step ahead needs GPUs of its own: placement separate)");
+  }
+  o.finish();
+  return rl;
+}
+
 bool read_method(ObjectReader& t, TrainingJob& job) {
-  static constexpr std::string_view kMethods[] = {"full", "lora", "qlora", "dpo", "simpo", "orpo", "kto", "reward"};
+  static constexpr std::string_view kMethods[] = {"full", "lora", "qlora", "dpo", "simpo", "orpo", "kto", "reward", "rl"};
   // Each word is spelled by the method or the objective table (value_of below relies on it).
   static_assert([] {
     for (std::string_view w : kMethods) {
@@ -179,19 +224,21 @@ bool read_method(ObjectReader& t, TrainingJob& job) {
     }
     return true;
   }());
-  if (t.has("method") && t.raw("method") == "rl") {
-    t.fail("method", "full, lora, qlora, dpo, simpo, orpo, kto or reward (RL with rollouts, \"rl\", is not modelled yet: "
-                     "its generation phase has no simulator)");
-  }
   const std::string method = t.optional_choice("method", kMethods).value_or("full");
   if (const std::optional<Method> m = value_of(kMethodNames, method)) {
     job.method = *m;
     if (t.has("adapter")) t.fail("adapter", "no \"adapter\" with method " + method + " (it says the weights trained already)");
     if (t.has("preference")) t.fail("preference", "no \"preference\" block unless method is a preference objective (dpo, simpo, orpo, kto, reward)");
+    if (t.has("rl")) t.fail("rl", "no \"rl\" block unless method is rl");
     return false;
   }
   job.objective = *value_of(kTrainingObjectiveNames, method);
   job.method = t.optional_enum("adapter", kMethodNames).value_or(Method::full);
+  if (job.objective == TrainingObjective::rl) {
+    if (t.has("preference")) t.fail("preference", "no \"preference\" block with method rl (training.rl says what a step does)");
+    return false;
+  }
+  if (t.has("rl")) t.fail("rl", "no \"rl\" block unless method is rl");
   // DPO and KTO compare with a reference; SimPO, ORPO and a reward model have none.
   ReferenceSource reference = takes_reference(job.objective) ? ReferenceSource::model : ReferenceSource::none;
   bool pairs = paired(job.objective);
@@ -217,6 +264,23 @@ bool read_method(ObjectReader& t, TrainingJob& job) {
   return paired(job.objective) && !pairs;
 }
 
+// An RL job's shapes: training.rl, then the sequences the trainer sees (a prompt and a mean
+// response; seq_len is not given) and the responses an optimizer step trains on (global_batch_size,
+// all of a step's by default; it divides them).
+void read_rl_shape(ObjectReader& t, const ModelSpec& model, TrainingJob& job) {
+  job.rl = read_rl(t, model);
+  if (t.has("seq_len")) t.fail("seq_len", "no seq_len with method rl (a sequence is rl.prompt_len and a response of rl.response_len)");
+  if (t.has("global_batch_tokens")) t.fail("global_batch_tokens", "global_batch_size (responses per optimizer step) with method rl");
+  job.seq_len = job.rl->prompt_len + static_cast<std::int64_t>(std::llround(job.rl->response_mean));
+  job.reference = job.rl->reference ? ReferenceSource::model : ReferenceSource::none;
+  const std::int64_t responses = job.rl->sequences();
+  job.global_batch_sequences = t.optional_integer("global_batch_size", 1, responses).value_or(responses);
+  if (responses % job.global_batch_sequences != 0) {
+    t.fail("global_batch_size", "a divisor of the step's " + std::to_string(responses) +
+                                    " responses (prompts_per_step x rollouts_per_prompt): each optimizer step trains on an equal share");
+  }
+}
+
 TrainingJob read_training(ObjectReader& r, ModelSpec& model, std::optional<Framework>& framework) {
   ObjectReader t = r.object("training");
   TrainingJob job;
@@ -231,42 +295,47 @@ TrainingJob read_training(ObjectReader& r, ModelSpec& model, std::optional<Frame
       "an integer from 1 to " + std::to_string(model.max_seq_len) +
       (rope_factor > 1.0 ? " (the model's max_position_embeddings x rope_scaling.factor)"
                          : " (the model's max_position_embeddings; training.rope_scaling stretches it)");
-  const nlohmann::json& seq = t.raw("seq_len");
-  if (!seq.is_number_integer() || seq.get<std::int64_t>() < 1 || seq.get<std::int64_t>() > model.max_seq_len) {
-    t.fail("seq_len", seq_allowed);
-  }
-  job.seq_len = seq.get<std::int64_t>();
-  if (t.has("global_batch_tokens") == t.has("global_batch_size")) {
-    t.fail("global_batch_tokens", "exactly one of \"global_batch_tokens\" and \"global_batch_size\" (sequences)");
-  }
-  if (t.has("global_batch_tokens")) {
-    const double tokens = t.number("global_batch_tokens", {1.0, 1e12, false, "tokens"});
-    const double sequences = tokens / static_cast<double>(job.seq_len);
-    if (sequences != std::floor(sequences) || sequences < 1.0) {
-      t.fail("global_batch_tokens", "a whole multiple of seq_len (" + std::to_string(job.seq_len) + ")");
-    }
-    job.global_batch_sequences = static_cast<std::int64_t>(sequences);
-    // Tokens count both sequences of a pair, whatever the batch sizes count.
-    if (paired(job.objective)) {
-      if (job.global_batch_sequences % 2 != 0) {
-        t.fail("global_batch_tokens", "a whole multiple of 2 x seq_len (" + std::to_string(2 * job.seq_len) + "): a pair is two sequences");
-      }
-      job.global_batch_sequences /= 2;
-    }
+  if (job.objective == TrainingObjective::rl) {
+    read_rl_shape(t, model, job);
   } else {
-    job.global_batch_sequences = t.integer("global_batch_size", 1, 100'000'000);
-    if (pairs_as_sequences) {
-      // The batch counts sequences, two to a pair: the examples are pairs.
-      if (job.global_batch_sequences % 2 != 0) {
-        t.fail("global_batch_size", "an even number of sequences (preference.pairs false: a pair is two)");
+    const nlohmann::json& seq = t.raw("seq_len");
+    if (!seq.is_number_integer() || seq.get<std::int64_t>() < 1 || seq.get<std::int64_t>() > model.max_seq_len) {
+      t.fail("seq_len", seq_allowed);
+    }
+    job.seq_len = seq.get<std::int64_t>();
+    if (t.has("global_batch_tokens") == t.has("global_batch_size")) {
+      t.fail("global_batch_tokens", "exactly one of \"global_batch_tokens\" and \"global_batch_size\" (sequences)");
+    }
+    if (t.has("global_batch_tokens")) {
+      const double tokens = t.number("global_batch_tokens", {1.0, 1e12, false, "tokens"});
+      const double sequences = tokens / static_cast<double>(job.seq_len);
+      if (sequences != std::floor(sequences) || sequences < 1.0) {
+        t.fail("global_batch_tokens", "a whole multiple of seq_len (" + std::to_string(job.seq_len) + ")");
       }
-      job.global_batch_sequences /= 2;
+      job.global_batch_sequences = static_cast<std::int64_t>(sequences);
+      // Tokens count both sequences of a pair, whatever the batch sizes count.
+      if (paired(job.objective)) {
+        if (job.global_batch_sequences % 2 != 0) {
+          t.fail("global_batch_tokens", "a whole multiple of 2 x seq_len (" + std::to_string(2 * job.seq_len) + "): a pair is two sequences");
+        }
+        job.global_batch_sequences /= 2;
+      }
+    } else {
+      job.global_batch_sequences = t.integer("global_batch_size", 1, 100'000'000);
+      if (pairs_as_sequences) {
+        // The batch counts sequences, two to a pair: the examples are pairs.
+        if (job.global_batch_sequences % 2 != 0) {
+          t.fail("global_batch_size", "an even number of sequences (preference.pairs false: a pair is two)");
+        }
+        job.global_batch_sequences /= 2;
+      }
     }
   }
-  job.tokens = read_tokens(t, job, sample_sequences);
-  if (job.global_batch_tokens() > job.tokens) {
-    t.fail(t.has("global_batch_tokens") ? "global_batch_tokens" : "global_batch_size",
-           "a global batch no larger than the training tokens (" + io::describe(job.tokens) + ")");
+  job.tokens = read_tokens(t, job, job.rl ? static_cast<double>(job.rl->rollouts_per_prompt) : sample_sequences);
+  if (job.step_tokens() > job.tokens) {
+    t.fail(job.rl ? (t.has("samples") ? "samples" : "tokens") : t.has("global_batch_tokens") ? "global_batch_tokens" : "global_batch_size",
+           job.rl ? "an RL step no larger than the training tokens (" + io::describe(job.tokens) + ")"
+                  : "a global batch no larger than the training tokens (" + io::describe(job.tokens) + ")");
   }
   job.precision = t.optional_enum("precision", kPrecisionNames).value_or(Precision::bf16);
   job.optimizer = t.optional_enum("optimizer", kOptimizerNames).value_or(OptimizerKind::adamw);

@@ -35,6 +35,14 @@ nlohmann::ordered_json config_json(const StrategyConfig& c) {
     if (c.checkpoint_storage) k["storage"] = std::string(name_of(kCheckpointStorageNames, *c.checkpoint_storage));
     j["checkpoint"] = k;
   }
+  if (c.rollout.placement || c.rollout.tp || c.rollout.gpus || c.rollout.memory_share) {
+    nlohmann::ordered_json k = nlohmann::ordered_json::object();
+    if (c.rollout.placement) k["placement"] = to_string(*c.rollout.placement);
+    if (c.rollout.tp) k["tp"] = *c.rollout.tp;
+    if (c.rollout.gpus) k["gpus"] = *c.rollout.gpus;
+    if (c.rollout.memory_share) k["memory_share"] = *c.rollout.memory_share;
+    j["rollout"] = k;
+  }
   if (!c.checkpoint_interval_minutes) {
     j["checkpoint_interval_minutes"] = "auto";
   } else if (std::isinf(*c.checkpoint_interval_minutes)) {
@@ -43,6 +51,20 @@ nlohmann::ordered_json config_json(const StrategyConfig& c) {
     j["checkpoint_interval_minutes"] = *c.checkpoint_interval_minutes;
   }
   return j;
+}
+
+void read_rollout_fields(io::ObjectReader& r, StrategyConfig& c) {
+  std::optional<io::ObjectReader> o = r.optional_object("rollout");
+  if (!o) return;
+  c.rollout.placement = o->optional_enum("placement", kRolloutPlacementNames);
+  if (const std::optional<std::int64_t> tp = o->optional_integer("tp", 1, 64)) c.rollout.tp = static_cast<int>(*tp);
+  if (const std::optional<std::int64_t> gpus = o->optional_integer("gpus", 1, 1'000'000)) c.rollout.gpus = static_cast<int>(*gpus);
+  c.rollout.memory_share = o->optional_number("memory_share", {0.0, 1.0, true, "of each GPU's memory"});
+  if (c.rollout.gpus && c.rollout.placement == RolloutPlacement::colocated) {
+    o->fail("gpus", "no generator GPUs of its own with placement colocated (the engine runs on every GPU)");
+  }
+  if (c.rollout.gpus && !c.rollout.placement) c.rollout.placement = RolloutPlacement::separate;
+  o->finish();
 }
 
 void read_layout_fields(io::ObjectReader& r, StrategyConfig& c) {
@@ -105,6 +127,7 @@ StrategyConfig read_config_json(const nlohmann::json& json, const std::string& f
   c.instance = r.string("instance");
   c.nodes = static_cast<int>(r.integer("nodes", 1, 100'000));
   read_layout_fields(r, c);
+  read_rollout_fields(r, c);
   c.micro_batch = r.integer("micro_batch", 1, 1'000'000);
   c.grad_accum = r.integer("grad_accum", 1, 1'000'000);
   read_run_fields(r, c);

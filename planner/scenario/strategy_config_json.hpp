@@ -15,6 +15,9 @@ nlohmann::ordered_json config_json(const StrategyConfig& config);
 // The layout keys (framework, parallelism, sharding, offload, activation_checkpointing,
 // flash_attention, zero_init), each optional with its default (framework: as `config` came in).
 void read_layout_fields(io::ObjectReader& r, StrategyConfig& config);
+// The rollout key of an RL job (placement, tp, gpus, memory_share), each optional; gpus alone means
+// placement separate.
+void read_rollout_fields(io::ObjectReader& r, StrategyConfig& config);
 // The run keys (pricing, region, zone, checkpoint_interval_minutes), each optional with its default.
 void read_run_fields(io::ObjectReader& r, StrategyConfig& config);
 

@@ -22,7 +22,8 @@ void complete_batch(ObjectReader& r, StrategyConfig& c, const TrainingJob& job, 
   const std::int64_t global = job.global_batch_sequences;
   const std::optional<std::int64_t> mb = r.optional_integer("micro_batch", 1, 1'000'000);
   const std::optional<std::int64_t> accum = r.optional_integer("grad_accum", 1, 1'000'000);
-  const std::string batch = "the global batch of " + std::to_string(global) + (paired(job.objective) ? " pairs" : " sequences") +
+  const std::string batch = "the global batch of " + std::to_string(global) +
+                            (job.rl ? " responses" : paired(job.objective) ? " pairs" : " sequences") +
                             " over DP degree " + std::to_string(dp);
   if (global % dp != 0) {
     r.fail(r.has("nodes") ? "nodes" : "instance", "a machine count whose DP degree divides " + batch);
@@ -108,13 +109,26 @@ StrategyConfig read_strategy_config(const ConfigSource& source, const Scenario& 
 
   read_layout_fields(r, c);
   if (!r.has("framework")) c.framework = default_framework(scenario, c.parallelism);
+  // An RL job's generator placed apart takes whole nodes; the layout and batch are the trainer's, on the rest.
+  int trainer_nodes = c.nodes;
+  if (r.has("rollout") && !scenario.training().rl) r.fail("rollout", "no \"rollout\" unless training.method is rl");
+  read_rollout_fields(r, c);
+  if (c.rollout.gpus) {
+    const int g = *c.rollout.gpus;
+    if (g % node->gpus_per_node != 0 || g >= c.nodes * node->gpus_per_node) {
+      throw InputError(source.file, source.path + ".rollout.gpus", std::to_string(g),
+                       "whole nodes of " + std::to_string(node->gpus_per_node) + " GPUs, fewer than the config's " +
+                           std::to_string(c.nodes * node->gpus_per_node) + " (the trainer keeps at least a node)");
+    }
+    trainer_nodes = c.nodes - g / node->gpus_per_node;
+  }
   try {
     // Before the batch: the data-parallel degree is only defined for a valid layout.
-    validate_parallelism(scenario.model(), c.parallelism, c.nodes * node->gpus_per_node, node->gpus_per_node);
+    validate_parallelism(scenario.model(), c.parallelism, trainer_nodes * node->gpus_per_node, node->gpus_per_node);
   } catch (const InvalidConfig& e) {
     rethrow_at(source, e);
   }
-  complete_batch(r, c, scenario.training(), dp_degree(c, *node));
+  complete_batch(r, c, scenario.training(), data_parallel_degree(c.parallelism, trainer_nodes * node->gpus_per_node));
   read_run_fields(r, c);
   r.finish();
   try {

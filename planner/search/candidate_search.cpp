@@ -114,8 +114,9 @@ double executed_flops_floor(const Scenario& s) {
   const FlopsPerToken& f = s.workload.flops();
   // A preference objective's forwards without gradients run beside the trained sequences.
   const TrainingJob& job = s.training();
+  // An RL step repeats the update over its optimizer steps (its generation only adds to this floor).
   return job.global_batch_tokens() * (f.forward_matmul + 0.5 * f.forward_attention) *
-         (1.0 + backward_to_forward_ratio(job.method) + job.no_grad_forwards());
+         (1.0 + backward_to_forward_ratio(job.method) + job.no_grad_forwards()) * static_cast<double>(job.optimizer_steps());
 }
 
 class Screen {
@@ -123,7 +124,7 @@ class Screen {
   Screen(const Scenario& s, const PlanOptions& o)
       : s_(s),
         o_(o),
-        steps_(std::ceil(s.training().tokens / s.training().global_batch_tokens())),
+        steps_(std::ceil(s.training().tokens / s.training().step_tokens())),
         step_flops_(executed_flops_floor(s)),
         frameworks_(searched_frameworks(s)),
         fsdp2_(searched(Framework::torchtitan)),

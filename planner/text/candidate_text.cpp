@@ -29,6 +29,12 @@ std::string strategy_text(const StrategyConfig& c) {
   if (c.offload.params != OffloadTarget::none) s += " + params on " + to_string(c.offload.params);
   if (c.offload.activations != OffloadTarget::none) s += " + activations on " + to_string(c.offload.activations);
   if (c.recompute != Recompute::none) s += ", " + to_string(c.recompute) + " recompute";
+  // An RL job's generator: on the same GPUs, or on GPUs of its own.
+  if (c.rollout.placement == RolloutPlacement::colocated) s += ", generator colocated";
+  if (c.rollout.placement == RolloutPlacement::separate) {
+    s += ", generator on " + (c.rollout.gpus ? std::to_string(*c.rollout.gpus) + " GPUs" : std::string("GPUs of its own"));
+  }
+  if (c.rollout.tp) s += " at tp " + std::to_string(*c.rollout.tp);
   return s;
 }
 

@@ -28,6 +28,14 @@ std::string step_parts_text(const StepTime& s) {
   add(", ", "waiting on the host", s.host_exposed_seconds);
   add(", ", "pipeline bubble", s.pipeline_bubble_seconds);
   add(", ", "optimizer", s.optimizer_seconds);
+  // An RL step's other phases: the generator's sampling (what of it a generator running a step ahead
+  // hides behind training) and the weights' sync.
+  if (s.generation_seconds > 0.0) {
+    text = "generation " + fixed(s.generation_seconds, 3) +
+           (s.generation_hidden_seconds > 0.0 ? " (" + fixed(s.generation_hidden_seconds, 3) + " of it behind training)" : "") +
+           ", training: " + text;
+  }
+  add(", ", "weight sync", s.sync_seconds);
   return text;
 }
 

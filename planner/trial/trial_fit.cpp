@@ -43,7 +43,7 @@ TrialFit fit_trial(const Scenario& s, const NodeSpec& node, const StrategyConfig
   TrialFit t;
   const int gpus = c.nodes * node.gpus_per_node;
   t.measured_step_seconds = log.step_seconds ? *log.step_seconds
-                                             : s.training().global_batch_tokens() / (gpus * *log.tokens_per_second_per_gpu);
+                                             : s.training().step_tokens() / (gpus * *log.tokens_per_second_per_gpu);
   if (!(t.measured_step_seconds > 0.0) || !std::isfinite(t.measured_step_seconds)) {
     throw InputError(log_file, "", fixed(t.measured_step_seconds, 3) + " s per step", "a positive step time");
   }

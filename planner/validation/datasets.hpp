@@ -5,6 +5,7 @@
 // (and what the tests assume where it is silent) are in the dataset's file.
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "planner/catalog/catalog.hpp"
@@ -25,6 +26,15 @@ Dataset narayanan_dataset(const std::filesystem::path& data_dir, const Catalog& 
 // source, nemo-h100, nemo-b200 and torchtitan-h100.
 std::filesystem::path published_runs_file();
 std::vector<Dataset> long_sequence_datasets(const std::filesystem::path& file, const Catalog& catalog);
+
+// The RL post-training runs this repository ships (published/rl_runs.csv, models it names under
+// published/rl_models/): one dataset, checked by `validate` and never fitted.
+std::filesystem::path rl_runs_file();
+std::vector<Dataset> rl_datasets(const std::filesystem::path& file, const Catalog& catalog);
+// Each RL row's prediction by phase, as CSV (what scripts/fit_rl_trainer_share.py fits the trainer
+// shares to): id, trainer, placement, quantity, measured, then the step and its phases in seconds, the
+// trainer share they were simulated at and the step's tokens per GPU.
+std::string rl_rows_csv(const std::filesystem::path& file, const Catalog& catalog, const StepModelFit* fit);
 
 // All of them, in that order, the long-sequence runs last. Throws InputError naming a missing or malformed file.
 std::vector<Dataset> load_datasets(const std::filesystem::path& data_dir, const Catalog& catalog);

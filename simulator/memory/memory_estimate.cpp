@@ -163,6 +163,8 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
       e.reference_host_bytes = copy;
     }
   }
+  // PPO's critic, the policy's size, placed as the policy is, resident beside it.
+  if (job.rl && job.rl->critic) g.critic_states = states.params + states.grads + states.grad_buffers + states.optimizer;
   g.gathered_params = states.gathered_params;
   g.grads = states.grads;
   g.grad_buffers = states.grad_buffers;

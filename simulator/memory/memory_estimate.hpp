@@ -16,6 +16,9 @@ namespace preflight {
 struct MemoryBreakdown {
   double params = 0.0;
   double reference_params = 0.0;  // a preference objective's frozen reference model, sharded as the params
+  // PPO's critic (the policy's size): its parameters, gradients and optimizer states, placed as the
+  // policy's, resident beside them (verl's critic worker shares the GPUs).
+  double critic_states = 0.0;
   double gathered_params = 0.0;
   double grads = 0.0;
   double grad_buffers = 0.0;
@@ -28,7 +31,7 @@ struct MemoryBreakdown {
   double fragmentation = 0.0;
 
   double total() const {
-    return params + reference_params + gathered_params + grads + grad_buffers + optimizer + activations + logits + comm_buffers +
+    return params + reference_params + critic_states + gathered_params + grads + grad_buffers + optimizer + activations + logits + comm_buffers +
            cuda_context + workspace + fragmentation;
   }
 };

@@ -20,7 +20,8 @@ LayoutRefusal optimizer_refusal(const TrainingJob& job, const StrategyConfig& co
 // next-token loss alone.
 constexpr bool runs_objective(Framework framework, TrainingObjective o) {
   return o == TrainingObjective::sft || framework == Framework::transformers ||
-         (framework == Framework::megatron && (o == TrainingObjective::dpo || o == TrainingObjective::reward));
+         (framework == Framework::megatron &&
+          (o == TrainingObjective::dpo || o == TrainingObjective::reward || o == TrainingObjective::rl));
 }
 
 }  // namespace preflight

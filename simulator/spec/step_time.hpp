@@ -32,10 +32,32 @@ struct StepTime {
   double host_exposed_seconds = 0.0;     // the GPU waiting for the host to issue its kernels (framework overhead)
   double model_flops = 0.0;              // per GPU per step, without recompute (what MFU counts)
   KernelClassSeconds kernels;            // compute and recompute split by kernel class
+  // RL with rollouts: the generator's sampling of the step's responses, and the new weights' passage
+  // from the trainer to the generator. A generator placed apart that runs a step ahead hides
+  // generation behind training: the hidden part is not waited for.
+  double generation_seconds = 0.0;
+  double generation_hidden_seconds = 0.0;
+  double sync_seconds = 0.0;
 
-  double seconds() const {
+  double training_seconds() const {
     return compute_seconds + recompute_seconds + comm_exposed_seconds + offload_exposed_seconds + optimizer_seconds +
            pipeline_bubble_seconds + host_exposed_seconds;
+  }
+  double seconds() const { return training_seconds() + generation_seconds - generation_hidden_seconds + sync_seconds; }
+  // The training part repeated `f` times (an RL step's optimizer steps); generation and sync as they are.
+  StepTime training_repeated(double f) const {
+    StepTime t = *this;
+    t.compute_seconds *= f;
+    t.logprob_seconds *= f;
+    t.recompute_seconds *= f;
+    t.comm_exposed_seconds *= f;
+    t.offload_exposed_seconds *= f;
+    t.optimizer_seconds *= f;
+    t.pipeline_bubble_seconds *= f;
+    t.host_exposed_seconds *= f;
+    t.model_flops *= f;
+    t.kernels = kernels.scaled(f);
+    return t;
   }
 };
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "simulator/spec/enum_names.hpp"
+#include "simulator/spec/rl_spec.hpp"
 #include "simulator/spec/software_stack.hpp"
 
 namespace preflight {
@@ -123,6 +124,9 @@ struct StrategyConfig {
   std::optional<CheckpointMode> checkpoint_mode;
   std::optional<bool> checkpoint_sharded;
   std::optional<CheckpointStorage> checkpoint_storage;  // empty: the scenario's, else the cheapest the plan finds
+  // RL with rollouts: where the generator runs (empty fields: the evaluation's pick). Placed
+  // separately, `nodes` counts the generator's nodes too and the layout above is the trainer's.
+  RolloutConfig rollout;
 };
 
 // Which ZeRO stage a sharding choice amounts to, and who implements it.

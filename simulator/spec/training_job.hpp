@@ -1,6 +1,7 @@
 #pragma once
 // What is trained and how: token budget, shapes, numerics, optimizer and fine-tuning method.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "simulator/spec/enum_names.hpp"
+#include "simulator/spec/rl_spec.hpp"
 #include "simulator/spec/software_stack.hpp"
 
 namespace preflight {
@@ -25,8 +27,9 @@ enum class Method { full, lora, qlora };
 // simpo and orpo (CPOTrainer's SimPO loss, ORPOTrainer: pairs without a reference), kto
 // (KTOTrainer: unpaired examples, the reference on each and on a mismatched completion, and the
 // policy's forward without gradients on that completion for the KL term), reward (RewardTrainer:
-// a scalar head in place of the lm_head, chosen and rejected through the model).
-enum class TrainingObjective { sft, dpo, simpo, orpo, kto, reward };
+// a scalar head in place of the lm_head, chosen and rejected through the model); rl: RL with
+// rollouts (TrainingJob::rl says what a step generates and trains on).
+enum class TrainingObjective { sft, dpo, simpo, orpo, kto, reward, rl };
 // Where a preference objective's reference log-probabilities come from: a frozen model run every step
 // (a second copy of the weights, or the LoRA base with its adapters off), a pass over the data before
 // training (TRL's precompute_ref_log_probs: no reference weights while training), or none.
@@ -46,12 +49,13 @@ inline constexpr EnumNames<OptimizerKind, 7> kOptimizerNames{{{OptimizerKind::ad
 // Whether the optimizer's states live in unified memory the driver may page out to the host.
 constexpr bool paged(OptimizerKind o) { return o == OptimizerKind::paged_adamw8bit || o == OptimizerKind::paged_adamw32bit; }
 inline constexpr EnumNames<Method, 3> kMethodNames{{{Method::full, "full"}, {Method::lora, "lora"}, {Method::qlora, "qlora"}}};
-inline constexpr EnumNames<TrainingObjective, 6> kTrainingObjectiveNames{{{TrainingObjective::sft, "sft"},
+inline constexpr EnumNames<TrainingObjective, 7> kTrainingObjectiveNames{{{TrainingObjective::sft, "sft"},
                                                           {TrainingObjective::dpo, "dpo"},
                                                           {TrainingObjective::simpo, "simpo"},
                                                           {TrainingObjective::orpo, "orpo"},
                                                           {TrainingObjective::kto, "kto"},
-                                                          {TrainingObjective::reward, "reward"}}};
+                                                          {TrainingObjective::reward, "reward"},
+                                                          {TrainingObjective::rl, "rl"}}};
 inline constexpr EnumNames<ReferenceSource, 3> kReferenceSourceNames{
     {{ReferenceSource::model, "model"}, {ReferenceSource::precomputed, "precomputed"}, {ReferenceSource::none, "none"}}};
 
@@ -106,6 +110,12 @@ struct TrainingJob {
   // Passes over the data (dataset_tokens with epochs; 1 when the length is given otherwise): a
   // precomputed reference runs once over the data, not once an epoch.
   double epochs = 1.0;
+  // RL with rollouts (objective rl): the step's generation and the forwards it adds. Under it seq_len
+  // is a response's prompt and mean completion (micro-batches balanced by tokens, as verl's
+  // use_dynamic_bsz and NeMo-RL's sequence packing make them), global_batch_sequences the responses
+  // one optimizer step trains on (verl's ppo_mini_batch_size x n, NeMo-RL's train_global_batch_size),
+  // and a step is the RL step: every response trained on epochs_per_batch times.
+  std::optional<RlSpec> rl;
 
   // The sequences one example runs through the model with gradients: a pair's two, else one.
   std::int64_t sequences_per_example() const { return paired(objective) ? 2 : 1; }
@@ -125,14 +135,36 @@ struct TrainingJob {
   double precomputed_share() const {
     return reference == ReferenceSource::precomputed ? 2.0 / epochs / static_cast<double>(sequences_per_example()) : 0.0;
   }
+  // Optimizer steps in one step: an RL step trains its responses in mini-batches, epochs_per_batch
+  // times; every other job, one.
+  std::int64_t optimizer_steps() const {
+    if (!rl) return 1;
+    return rl->epochs_per_batch * std::max<std::int64_t>(1, rl->sequences() / std::max<std::int64_t>(1, global_batch_sequences));
+  }
+  // The forwards without gradients an RL step makes over its responses, once before the update: the
+  // old policy's log-probabilities where the batch is trained in more than one optimizer step (the
+  // importance ratio is 1 otherwise, and TRL and verl skip it), the reference's for the KL term, and
+  // PPO's critic values. Per micro-batch of an optimizer step they are these over the epochs.
+  int rl_no_grad_passes() const {
+    if (!rl) return 0;
+    return (optimizer_steps() > 1 ? 1 : 0) + (rl->reference ? 1 : 0) + (rl->critic ? 1 : 0);
+  }
+  // Forwards without gradients of the micro-batch's shape, run ahead of the micro-batch's own forward
+  // and without collectives of their own: a precomputed reference's share, an RL step's passes.
+  double no_grad_ahead_share() const {
+    return precomputed_share() + (rl ? static_cast<double>(rl_no_grad_passes()) / static_cast<double>(rl->epochs_per_batch) : 0.0);
+  }
   // Forwards without gradients of the micro-batch's shape per micro-batch, on average (calls and share).
-  double no_grad_forwards() const { return no_grad_calls() + precomputed_share(); }
+  double no_grad_forwards() const { return no_grad_calls() + no_grad_ahead_share(); }
   // Sequences an example runs forward without gradients each step, on average.
   double no_grad_sequences_per_example() const { return no_grad_forwards() * static_cast<double>(sequences_per_example()); }
   // A frozen reference model whose weights stay on the GPUs while training: a full fine-tune's second
   // copy (a LoRA's reference is its own base with the adapters off).
   bool reference_weights() const { return reference == ReferenceSource::model && method == Method::full; }
   double global_batch_tokens() const { return static_cast<double>(sequences(global_batch_sequences) * seq_len); }
+  // The tokens one step trains on (each once): an RL step's every response with its prompt, else the
+  // global batch. The run's steps are tokens over these.
+  double step_tokens() const { return rl ? static_cast<double>(rl->sequences() * seq_len) : global_batch_tokens(); }
 };
 
 inline std::string to_string(Precision p) { return std::string(name_of(kPrecisionNames, p)); }

@@ -28,7 +28,7 @@ double Pipeline::stage_micro_batch_seconds() const {
                        // A preference objective's forwards without gradients (the calls with their
                        // collectives; a precomputed reference's share without).
                        c_.job.no_grad_calls() * (c_.layer.forward.seconds + tp_.pass_cost(false) + cp_.pass_seconds(false) + ep_.pass_seconds()) +
-                       c_.job.precomputed_share() * c_.layer.forward.seconds;
+                       c_.job.no_grad_ahead_share() * c_.layer.forward.seconds;
   return static_cast<double>(c_.stages.layers_per_stage) * layer + 2.0 * transfer_seconds_;
 }
 

@@ -222,13 +222,16 @@ void StepBuilder::no_grad_calls(Pass& p, int mb) {
 }
 
 void StepBuilder::no_grad_ahead(Pass& p, int mb) {
-  // A precomputed reference's pass over the data ran before training: its share of it a micro-batch
-  // is GPU time alone (one task for the stage's layers and the head, its host issue hidden behind the
-  // kernels as a forward's is), holding nothing of the step's.
-  if (const double share = c_.job.precomputed_share(); share > 0.0) {
+  // A precomputed reference's pass over the data ran before training, an RL step's log-prob passes
+  // before its update (with their own larger micro-batches, verl's log_prob_micro_batch_size): their
+  // share of it a micro-batch is GPU time alone (one task for the stage's layers and the head, its
+  // host issue hidden behind the kernels as a forward's is), holding nothing of the step's.
+  if (const double share = c_.job.no_grad_ahead_share(); share > 0.0) {
     const double layers = static_cast<double>(c_.stage_layers());
-    compute(p, TaskKind::reference, "precomputed reference", mb, c_.layer.forward, share * layers, 0.0, 0.0, {}, 0.0);
-    compute(p, TaskKind::reference, "precomputed reference head", mb, c_.head.forward, share, 0.0, 0.0, {}, 0.0);
+    const char* what = c_.job.rl ? "rollout log-probs" : "precomputed reference";
+    const char* head = c_.job.rl ? "rollout log-probs head" : "precomputed reference head";
+    compute(p, TaskKind::reference, what, mb, c_.layer.forward, share * layers, 0.0, 0.0, {}, 0.0);
+    compute(p, TaskKind::reference, head, mb, c_.head.forward, share, 0.0, 0.0, {}, 0.0);
   }
   if (!c_.stack.reference_in_loss) no_grad_calls(p, mb);
 }

@@ -62,6 +62,7 @@ INSTANTIATE_TEST_SUITE_P(
         FromExample{"axolotl-dpo", "--from examples/from/axolotl_llama3_dpo_lora_8b.yml", ""},
         FromExample{"llamafactory-dpo", "--from examples/from/hf_trainingargs_llamafactory_lora_dpo.yaml", ""},
         FromExample{"trl-dpo", "--from tests/data/from/trl_dpo_config.yaml", ""},
+        FromExample{"trl-grpo", "--from tests/data/from/trl_grpo_config.yaml", ""},
         FromExample{"torchtitan", "--from examples/from/llama3_8b.toml", ""},
         FromExample{"megatron", "--from examples/from/megatron_llama3_8b_h100_fp8.sh", "--config '{\"instance\": \"aws/p5.48xlarge\"}'"},
         FromExample{"skypilot", "--from examples/from/skypilot_torchtitan_multinode.yaml --from examples/from/llama3_8b.toml", ""},
@@ -117,9 +118,9 @@ INSTANTIATE_TEST_SUITE_P(
         bad("tests/data/from/sbatch_node_range.sbatch", "#SBATCH --nodes"),
         bad("tests/data/from/skypilot_unknown_accelerator.yaml", "resources.accelerators"),
         bad("tests/data/from/training_args_bad_batch.json", "per_device_train_batch_size"),
-        // RL with rollouts: LLaMA-Factory's own PPO example, and a TRL GRPOConfig.
+        // RL with rollouts: LLaMA-Factory's own PPO example (not read), a GRPOConfig's unknown vllm_mode.
         bad("examples/from/hf_trainingargs_llamafactory_lora_ppo.yaml", "stage"),
-        bad("tests/data/from/trl_grpo_config.yaml", "num_generations"),
+        bad("tests/data/from/trl_grpo_bad_vllm_mode.yaml", "vllm_mode"),
         // Two files that disagree: the second is named, with the first in what is allowed.
         BadFile{"--from tests/data/from/ds_zero2.json --from tests/data/from/accelerate_zero2_plugin_zero3.yaml",
                 "tests/data/from/accelerate_zero2_plugin_zero3.yaml", "deepspeed_config.zero_stage"}));

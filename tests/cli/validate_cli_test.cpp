@@ -32,6 +32,13 @@ TEST(CliValidate, EveryShippedDatasetWithinItsToleranceAndTheWholeRunsReported) 
   std::map<std::string, int> rows;
   for (const json& d : v.at("datasets")) {
     rows[d.at("name")] = d.at("rows").get<int>();
+    if (!d.at("gated").get<bool>()) {
+      // The RL runs, reported against the 25% without gating: no worse than when they shipped
+      // (an in-sample MAE of 44.7%, published/rl_fit_report.md).
+      EXPECT_EQ(d.at("name"), "rl-runs");
+      EXPECT_LE(d.at("mean_absolute_error").get<double>(), 0.45);
+      continue;
+    }
     EXPECT_TRUE(d.at("within_tolerance").get<bool>()) << d.at("name");
     EXPECT_LE(d.at("mean_absolute_error").get<double>(), d.at("tolerance_mean_absolute_error").get<double>()) << d.at("name");
     EXPECT_EQ(d.at("predicted_out_of_memory").get<int>(), 0) << d.at("name");
@@ -39,7 +46,7 @@ TEST(CliValidate, EveryShippedDatasetWithinItsToleranceAndTheWholeRunsReported) 
   // The files' own row counts (vTrain multi-node: 109 less the 6 with tensor parallelism across nodes).
   EXPECT_EQ(rows, (std::map<std::string, int>{{"llm-foundry", 201}, {"vtrain-single-node", 1440}, {"vtrain-multi-node", 103},
                                               {"korthikanti-2022", 8}, {"narayanan-2021", 10},
-                                              {"nemo-h100", 9}, {"nemo-b200", 8}, {"torchtitan-h100", 4}}));
+                                              {"nemo-h100", 9}, {"nemo-b200", 8}, {"torchtitan-h100", 4}, {"rl-runs", 18}}));
   const json& whole = v.at("whole_runs");
   EXPECT_EQ(whole.at("runs").size(), 15u);
   EXPECT_EQ(whole.at("rows").get<int>(), 15);  // every run planned on its published machine

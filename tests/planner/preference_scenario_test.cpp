@@ -1,8 +1,7 @@
 // Preference objectives as a scenario and a TRL config state them: training.method names the
 // objective and training.adapter the weights trained; batches and samples count pairs (TRL's
 // per_device_train_batch_size does) unless preference.pairs says sequences; tokens count both
-// sequences of a pair. TRL's config classes are told apart by the keys only they have, and RL with
-// rollouts is refused naming the key that says it.
+// sequences of a pair. TRL's config classes are told apart by the keys only they have.
 
 #include <gtest/gtest.h>
 
@@ -73,8 +72,9 @@ TEST(PreferenceScenario, WhatAnObjectiveCannotHaveIsRefusedNamingTheKey) {
   EXPECT_NE(kto.find("training.preference.pairs"), std::string::npos) << kto;
   const std::string free = refusal(kDpo, training({{"preference", {{"reference", "none"}}}}));
   EXPECT_NE(free.find("training.preference.reference"), std::string::npos) << free;
-  const std::string rl = refusal(kDpo, training({{"method", "rl"}}));
-  EXPECT_NE(rl.find("not modelled yet"), std::string::npos) << rl;
+  // RL with rollouts needs its training.rl block.
+  const std::string rl = refusal(kDpo, training({{"method", "rl"}, {"adapter", nullptr}}));
+  EXPECT_NE(rl.find("training.rl"), std::string::npos) << rl;
   const std::string adapter = refusal(kWeekend, training({{"adapter", "lora"}}));
   EXPECT_NE(adapter.find("training.adapter"), std::string::npos) << adapter;
   // Full DPO keeps no lora block.
@@ -125,11 +125,17 @@ TEST(PreferenceScenario, TrlConfigClassesAreToldApartByTheirOwnKeys) {
                                .fact("training.adapter")
                                ->value),
             "full");
+  // A GRPOConfig is RL with rollouts; TRL's PPO trainer's keys are not read.
+  const ImportedSetup grpo = import_text("per_device_train_batch_size: 8\nnum_generations: 8\nuse_vllm: true\n", "grpo.yaml", context());
+  EXPECT_EQ(grpo.fact("training.method")->value, "rl");
+  EXPECT_EQ(grpo.fact("training.rl.algorithm")->value, "grpo");
+  EXPECT_EQ(grpo.fact("training.rl.engine")->value, "vllm");
+  EXPECT_EQ(grpo.fact("training.rl.reference")->value, false);  // beta 0.0, TRL's default
   try {
-    import_text("per_device_train_batch_size: 8\nnum_generations: 8\nuse_vllm: true\n", "grpo.yaml", context());
-    FAIL() << "a GRPO config was read";
+    import_text("per_device_train_batch_size: 8\nnum_ppo_epochs: 4\n", "ppo.yaml", context());
+    FAIL() << "a PPO config was read";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("grpo.yaml: num_generations"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ppo.yaml: num_ppo_epochs"), std::string::npos) << e.what();
   }
 }
 
