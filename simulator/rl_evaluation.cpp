@@ -1,6 +1,7 @@
 #include "simulator/rl_evaluation.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -63,19 +64,21 @@ Candidate compose(Evaluation trainer, const Workload& w, const StrategyConfig& c
   const RlSpec& rl = *w.job().rl;
   outcome.optimizer_steps = w.job().optimizer_steps();
   Evaluation& e = trainer;
+  const std::int64_t trainer_accum = trainer.config.grad_accum;  // re-derived for a trainer on fewer nodes
   e.config = config;
-  e.config.grad_accum = trainer.config.grad_accum;
+  e.config.grad_accum = trainer_accum;
   e.config.rollout.placement = outcome.placement;
   e.config.rollout.tp = outcome.tp;
   if (outcome.placement == RolloutPlacement::separate) e.config.rollout.gpus = outcome.generator_gpus;
   const Generation& gen = outcome.generation;
   if (outcome.placement == RolloutPlacement::colocated) {
-    // The engine's turn: what the trainer keeps, with the engine's weights, workspace and cache.
-    const double engine_turn = outcome.trainer_resident_bytes +
-                               (gen.fits ? gen.peak_bytes_per_gpu
-                                         : gen.weights_bytes_per_gpu + rollout_defaults::kEngineWorkspaceBytes +
-                                               kv_bytes_per_token(w.model(), outcome.tp) * static_cast<double>(rl.prompt_len + rl.response_max));
-    e.memory.peak_bytes = std::max(e.memory.peak_bytes, engine_turn);
+    // The engine's turn: what the trainer keeps, with the engine's share, which vLLM and SGLang take
+    // whole when they start (weights, workspace and the cache's pool, used or not); an engine that
+    // cannot hold one response needs at least that much.
+    const double one_response = gen.weights_bytes_per_gpu + rollout_defaults::kEngineWorkspaceBytes +
+                                kv_bytes_per_token(w.model(), outcome.tp) * static_cast<double>(rl.prompt_len + rl.response_max);
+    const double engine = std::max(outcome.engine_bytes_per_gpu, one_response);
+    e.memory.peak_bytes = std::max(e.memory.peak_bytes, outcome.trainer_resident_bytes + engine);
   }
   if (e.step && !gen.fits) {
     e.step.reset();
@@ -83,13 +86,17 @@ Candidate compose(Evaluation trainer, const Workload& w, const StrategyConfig& c
   }
   if (e.step) {
     const StepTime update = *e.step;
-    // The update's optimizer steps, at the share of the simulated trainer an RL framework sustains.
-    const double n = static_cast<double>(outcome.optimizer_steps) / rl_trainer_share(config.framework);
+    // The update's optimizer steps, at the share of the simulated trainer an RL framework sustains
+    // (a loss of speed, not more work: the model FLOPs are the steps').
+    const double steps = static_cast<double>(outcome.optimizer_steps);
+    const double n = steps / rl_trainer_share(config.framework);
     StepTime s = update.training_repeated(n);
+    s.model_flops = update.model_flops * steps;
     if (rl.critic) {
       // PPO's critic, the policy's size, trains on the same responses as the policy does (its values'
-      // forward is among the log-prob passes already).
+      // forward is among the log-prob passes already, so its share of the work is the update's alone).
       const StepTime critic = update.training_repeated(n);
+      const double update_share = update.compute_seconds > 0.0 ? 1.0 - update.logprob_seconds / update.compute_seconds : 1.0;
       s.compute_seconds += critic.compute_seconds - critic.logprob_seconds;
       s.recompute_seconds += critic.recompute_seconds;
       s.comm_exposed_seconds += critic.comm_exposed_seconds;
@@ -97,8 +104,8 @@ Candidate compose(Evaluation trainer, const Workload& w, const StrategyConfig& c
       s.optimizer_seconds += critic.optimizer_seconds;
       s.pipeline_bubble_seconds += critic.pipeline_bubble_seconds;
       s.host_exposed_seconds += critic.host_exposed_seconds;
-      s.kernels += critic.kernels;
-      s.model_flops += critic.model_flops;
+      s.kernels += critic.kernels.scaled(update_share);
+      s.model_flops += update.model_flops * steps * update_share;
     }
     s.generation_seconds = gen.seconds;
     s.sync_seconds = outcome.sync.seconds;
@@ -106,8 +113,12 @@ Candidate compose(Evaluation trainer, const Workload& w, const StrategyConfig& c
     if (outcome.placement == RolloutPlacement::separate && rl.off_policy_steps > 0) {
       s.generation_hidden_seconds = std::min(s.generation_seconds, s.training_seconds());
     }
-    // Model FLOPs per GPU of the whole config: the trainer's on its GPUs, the engines' on theirs.
-    s.model_flops = (s.model_flops * outcome.trainer_gpus + gen.model_flops_per_gpu * outcome.generator_gpus) / total_gpus;
+    // Model FLOPs per GPU of the whole config: the trainer's on its GPUs, every engine's generation.
+    s.model_flops = (s.model_flops * outcome.trainer_gpus + gen.step_model_flops) / total_gpus;
+    // Inputs are bounded to plausible ranges; a step that still comes out infinite is refused.
+    if (!std::isfinite(s.seconds()) || !std::isfinite(s.model_flops)) {
+      throw InvalidConfig("rollout", "the simulated RL step is not a finite time: an input at the edge of its range");
+    }
     e.step = s;
     c.seconds = s.seconds();
   }
@@ -153,6 +164,11 @@ Evaluation evaluate_rl(const Workload& workload, const Machine& machine, const S
       trainer.nodes = config.nodes - g;
       if (g > 0) {
         // The trainer's share of the global batch: its micro-batches, accumulated over fewer replicas.
+        const Parallelism& p = trainer.parallelism;
+        if ((trainer.nodes * per_node) % (p.tp * p.pp * p.cp) != 0) {
+          last_refusal = "the trainer's " + std::to_string(trainer.nodes * per_node) + " GPUs are not whole replicas of tp x pp x cp";
+          continue;
+        }
         const std::int64_t dp = data_parallel_degree(trainer.parallelism, trainer.nodes * per_node);
         const std::int64_t per_step = dp * trainer.micro_batch;
         if (dp < 1 || workload.job().global_batch_sequences % per_step != 0) {
@@ -162,7 +178,14 @@ Evaluation evaluate_rl(const Workload& workload, const Machine& machine, const S
         }
         trainer.grad_accum = workload.job().global_batch_sequences / per_step;
       }
-      const Evaluation t = evaluate_training(workload, machine, trainer, vram_headroom, with_trace);
+      Evaluation t;
+      try {
+        t = evaluate_training(workload, machine, trainer, vram_headroom, with_trace);
+      } catch (const InvalidConfig& error) {
+        if (g == 0) throw;  // the config itself: as evaluate() refuses any other
+        last_refusal = error.what();
+        continue;
+      }
       const int generating = placement == RolloutPlacement::colocated ? total : g * per_node;
       RolloutOutcome base;
       base.placement = placement;
@@ -190,8 +213,12 @@ Evaluation evaluate_rl(const Workload& workload, const Machine& machine, const S
                                            o.generation.kv_pool_bytes_per_gpu) / capacity
                                         : 0.0;
         o.sync = weight_sync(workload, machine, placement, tp, base.trainer_gpus);
-        Candidate c = compose(t, workload, config, o, total);
-        if (better(c, best)) best = std::move(c);
+        try {
+          Candidate c = compose(t, workload, config, o, total);
+          if (better(c, best)) best = std::move(c);
+        } catch (const InvalidConfig& error) {
+          last_refusal = error.what();
+        }
       }
     }
   }

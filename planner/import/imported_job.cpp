@@ -36,7 +36,7 @@ void resolve_nodes(nlohmann::json& config, ImportedSetup& setup, const NodeSpec&
 }  // namespace
 
 Scenario load_imported_scenario(const std::string& scenario_file, const Catalog& catalog, ImportedSetup& setup, bool for_plan) {
-  nlohmann::json patch = setup.scenario_patch();
+  nlohmann::json patch = setup.scenario_patch(!for_plan);
   if (for_plan) {
     nlohmann::json fixed = setup.config_object();
     const bool per_rank = setup.batch_per_rank() || (setup.has("config.micro_batch") && setup.has("config.grad_accum"));

@@ -116,7 +116,7 @@ const ImportedFact* ImportedSetup::fact(const std::string& target) const {
   return it == facts_.end() ? nullptr : &it->second;
 }
 
-nlohmann::json ImportedSetup::scenario_patch() const {
+nlohmann::json ImportedSetup::scenario_patch(bool machine_known) const {
   nlohmann::json patch = nlohmann::json::object();
   for (const auto& [target, f] : facts_) {
     if (target.starts_with("config.")) continue;
@@ -145,7 +145,8 @@ nlohmann::json ImportedSetup::scenario_patch() const {
     // A GRPO config's prompts a step follow from the global batch, known once the machine is: until
     // then one prompt a step and the global batch left to its default (the step's responses), read
     // again when the machine gives the batch (complete_global_batch).
-    if (!has("training.rl.prompts_per_step") && (batch_per_rank() || has("config.micro_batch")) && !has("training.global_batch_size")) {
+    if (machine_known && !has("training.rl.prompts_per_step") && (batch_per_rank() || has("config.micro_batch")) &&
+        !has("training.global_batch_size")) {
       patch["training"]["rl"]["prompts_per_step"] = 1;
       patch["training"]["global_batch_size"] = nullptr;
     }

@@ -85,7 +85,9 @@ class ImportedSetup {
 
   // The scenario keys as a JSON merge patch (RFC 7386) of the scenario document: values set, and the
   // alternatives they replace removed (a batch in sequences removes one in tokens).
-  nlohmann::json scenario_patch() const;
+  // `machine_known`: the batch terms will be completed on a config's machine (check, simulate), so a
+  // GRPO config's prompts a step may wait for it; a plan's search has no one machine.
+  nlohmann::json scenario_patch(bool machine_known = true) const;
   // The config keys as a (partial) config object.
   nlohmann::json config_object() const;
 

@@ -56,8 +56,9 @@ std::string simulate_text(const Scenario& s, const NodeSpec& node, const Evaluat
     out << "  rollout  " << to_string(o.placement) << ", engines of tp " << o.tp << " on " << o.generator_gpus << " GPUs"
         << (o.placement == RolloutPlacement::separate ? " (trainer on " + std::to_string(o.trainer_gpus) + ")" : "") << ": "
         << g.sequences_per_engine << " responses an engine, at most " << g.most_running << " at once; prefill "
-        << fixed(g.prefill_seconds, 2) << " s + decode " << fixed(g.decode_seconds, 2) << " s (" << g.decode_steps
-        << " steps, the tail " << fixed(g.tail_seconds, 2) << " s); KV cache " << gib(g.kv_peak_bytes_per_gpu) << " of "
+        << fixed(g.prefill_seconds, 2) << " s + decode " << fixed(g.decode_seconds, 2) << " s (" << g.decode_steps << " steps"
+        << (g.tail_seconds > 0.0 ? ", the tail " + fixed(g.tail_seconds, 2) + " s" : std::string()) << "); KV cache "
+        << gib(g.kv_peak_bytes_per_gpu) << " of "
         << gib(g.kv_pool_bytes_per_gpu) << " a GPU (engine share " << fixed(o.memory_share, 2) << "); sync "
         << fixed(o.sync.seconds, 2) << " s; update " << o.optimizer_steps << " optimizer steps\n";
   }

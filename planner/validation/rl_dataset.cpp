@@ -36,7 +36,8 @@ ModelSpec rl_model(const CsvRow& row, const Catalog& catalog, const std::filesys
   const std::string& id = row.text("model");
   if (catalog.has_model(id)) return catalog.model(id).spec;
   const std::filesystem::path file = models / id;
-  if (!std::filesystem::exists(file)) row.fail("model", "a catalog model id or a config.json under " + models.string());
+  std::error_code error;
+  if (!std::filesystem::exists(file, error) || error) row.fail("model", "a catalog model id or a config.json under " + models.string());
   return model_from_hf_config(io::parse_file(file.string()), id, file.string(), "$");
 }
 
@@ -103,11 +104,11 @@ RlRun rl_run(const CsvRow& row, const Catalog& catalog, const std::filesystem::p
   rl.response_max = row.integer("response_max");
   if (rl.response_max > 1'048'576) row.fail("response_max", "at most 1,048,576 tokens");
   if (rl.algorithm != RlAlgorithm::ppo && rl.rollouts_per_prompt < 2) row.fail("rollouts_per_prompt", "at least 2 for grpo and rloo");
-  if (rl.critic && rl.algorithm != RlAlgorithm::ppo) row.fail("critic", "false unless the algorithm is ppo");
   if (rl.response_mean > static_cast<double>(rl.response_max)) row.fail("response_mean", "at most response_max");
   rl.engine = row.choice("engine", kRolloutEngineNames);
   rl.reference = yes_no(row, "reference");
   rl.critic = yes_no(row, "critic");
+  if (rl.critic && rl.algorithm != RlAlgorithm::ppo) row.fail("critic", "false unless the algorithm is ppo");
   rl.epochs_per_batch = static_cast<int>(bounded(row, "epochs_per_batch", 100));
   rl.placement = row.choice("placement", kRolloutPlacementNames);
   rl.off_policy_steps = row.empty("off_policy_steps") || row.text("off_policy_steps") == "0" ? 0 : static_cast<int>(bounded(row, "off_policy_steps", 64));
@@ -124,14 +125,14 @@ RlRun rl_run(const CsvRow& row, const Catalog& catalog, const std::filesystem::p
   NodeSpec node = rl_node(row, catalog);
   // A GPU the catalog lacks (H20, GB200) runs as its generation's with its own datasheet figures.
   if (!row.empty("memory_GiB")) {
-    const auto at_most = [&](const std::string& column, double max) {
+    const auto within = [&](const std::string& column, double min, double max) {
       const double v = row.number(column);
-      if (v > max) row.fail(column, "a positive number of at most " + std::to_string(static_cast<int>(max)));
+      if (v < min || v > max) row.fail(column, "a number from " + std::to_string(min) + " to " + std::to_string(max));
       return v;
     };
-    node.gpu.memory_bytes = at_most("memory_GiB", 4096.0) * 1024.0 * 1024.0 * 1024.0;
-    node.gpu.memory_bandwidth_bytes_per_second = at_most("memory_TBps", 100.0) * 1e12;
-    node.gpu.peak_tflops.bf16 = at_most("bf16_tflops", 100'000.0);
+    node.gpu.memory_bytes = within("memory_GiB", 1.0, 4096.0) * 1024.0 * 1024.0 * 1024.0;
+    node.gpu.memory_bandwidth_bytes_per_second = within("memory_TBps", 0.1, 100.0) * 1e12;
+    node.gpu.peak_tflops.bf16 = within("bf16_tflops", 1.0, 100'000.0);
     node.gpu.sm_count.reset();
   }
   const int gpus = static_cast<int>(bounded(row, "gpus", 100'000));

@@ -25,15 +25,17 @@ class DecodeCost {
     const ModelSpec& model = w.model();
     const ParameterCount& c = w.count();
     const double gpus = static_cast<double>(tp);
-    // Every weight but the embedding table's rows is read once a step (the lm_head included).
+    // Every weight but the embedding table's rows is read once a step (the lm_head included: a tied
+    // table is read whole as the head).
     const double routed = static_cast<double>(c.routed_mlp_per_layer) * static_cast<double>(model.expert_layers());
-    dense_bytes_ = (static_cast<double>(c.total()) - static_cast<double>(c.embedding) - routed) * kWeightBytes / gpus;
+    const double unread = c.lm_head > 0 ? static_cast<double>(c.embedding) : 0.0;
+    dense_bytes_ = (static_cast<double>(c.total()) - unread - routed) * kWeightBytes / gpus;
     expert_bytes_ = model.is_moe() ? static_cast<double>(c.routed_mlp_per_layer) / static_cast<double>(model.experts) *
                                          static_cast<double>(model.expert_layers()) * kWeightBytes / gpus
                                    : 0.0;
     experts_ = static_cast<double>(model.experts);
     routed_share_ = model.is_moe() ? static_cast<double>(model.routed_per_token()) / experts_ : 0.0;
-    flops_per_token_ = 2.0 * static_cast<double>(c.active_per_token() - c.embedding) / gpus;
+    flops_per_token_ = 2.0 * (static_cast<double>(c.active_per_token()) - unread) / gpus;
     // Scores and values against each cached token: 2 x 2 FLOPs per query width per layer.
     attention_flops_per_context_ = 4.0 * static_cast<double>(model.q_dim()) * static_cast<double>(model.layers) / gpus;
     kv_bytes_ = kv_bytes_per_token(model, tp);
@@ -120,7 +122,9 @@ std::vector<std::int64_t> arrival_order(std::vector<std::int64_t> lengths) {
   while (std::gcd(stride, n) != 1) stride += 2;
   std::vector<std::int64_t> out(n);
   for (std::size_t i = 0; i < n; ++i) out[i] = lengths[(i * stride) % n];
-  // The step's longest response is not the last to arrive: it starts with the first batch.
+  // The step's longest response is not the last to arrive: it starts with the first batch (so the
+  // tail is its length, not its length after a queue's wait).
+  std::swap(out.front(), *std::max_element(out.begin(), out.end()));
   return out;
 }
 
@@ -250,6 +254,9 @@ Generation simulate_generation(const GenerationInputs& in) {
   g.kv_peak_bytes_per_gpu = d.peak_context * cost.kv_bytes();
   g.peak_bytes_per_gpu = g.weights_bytes_per_gpu + rollout_defaults::kEngineWorkspaceBytes + g.kv_peak_bytes_per_gpu;
   g.model_flops_per_gpu = cost.prefill_flops(prefilled, attended) + d.flops;
+  // Every engine's work: the slowest one's over its share of the step's responses.
+  g.step_model_flops = g.model_flops_per_gpu * static_cast<double>(in.tp) * static_cast<double>(sequences) /
+                       static_cast<double>(g.sequences_per_engine);
   return g;
 }
 

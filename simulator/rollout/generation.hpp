@@ -44,7 +44,8 @@ struct Generation {
   double kv_pool_bytes_per_gpu = 0.0;  // what the engine's cache may take
   double kv_peak_bytes_per_gpu = 0.0;  // what it took at most
   double peak_bytes_per_gpu = 0.0;     // weights, workspace and the cache's peak
-  double model_flops_per_gpu = 0.0;    // prefill and decode at 2 x active parameters a token, and attention
+  double model_flops_per_gpu = 0.0;    // the slowest engine's GPUs: prefill and decode at 2 x active parameters a token, and attention
+  double step_model_flops = 0.0;       // every engine's, over all of the step's responses
 };
 
 // KV-cache bytes one token takes on one GPU of a tp-way engine (16-bit keys and values; heads

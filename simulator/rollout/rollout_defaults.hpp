@@ -52,13 +52,13 @@ constexpr double kSyncSecondsPerTensor = 0.6e-3;
 // engine's layouts), where the step model was fitted to pre-training stacks. Fitted by
 // scripts/fit_rl_trainer_share.py to published/rl_runs.csv (its report: published/rl_fit_report.md,
 // with each source's rows predicted from a share fitted to the other sources').
-constexpr double kTransformersTrainerShare = 0.33;  // verl's FSDP actor, TRL, OpenRLHF
-constexpr double kMegatronTrainerShare = 0.55;      // NeMo-RL's and verl's Megatron actors
+constexpr double kTransformersTrainerShare = 0.32;  // verl's FSDP actor, TRL, OpenRLHF
+constexpr double kMegatronTrainerShare = 0.52;      // NeMo-RL's and verl's Megatron actors
 // The 80% interval of an RL step (the real step over the predicted one): the 10th and 90th
 // percentiles of the same script's held-out step rows (15 rows of published/rl_runs.csv), wider than
 // any pre-training stack's: RL's response lengths are the users' estimate and the frameworks move fast.
 constexpr double kRlStepIntervalLow = 0.68;
-constexpr double kRlStepIntervalHigh = 1.49;
+constexpr double kRlStepIntervalHigh = 1.46;
 constexpr int kRlStepIntervalRows = 15;
 
 }  // namespace preflight::rollout_defaults

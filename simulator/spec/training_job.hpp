@@ -143,8 +143,9 @@ struct TrainingJob {
   }
   // The forwards without gradients an RL step makes over its responses, once before the update: the
   // old policy's log-probabilities where the batch is trained in more than one optimizer step (the
-  // importance ratio is 1 otherwise, and TRL and verl skip it), the reference's for the KL term, and
-  // PPO's critic values. Per micro-batch of an optimizer step they are these over the epochs.
+  // importance ratio is 1 otherwise: TRL's GRPO skips it then; verl and NeMo-RL compute it whatever
+  // the steps, one pass more for a step of a single optimizer step), the reference's for the KL term,
+  // and PPO's critic values. Per micro-batch of an optimizer step they are these over the epochs.
   int rl_no_grad_passes() const {
     if (!rl) return 0;
     return (optimizer_steps() > 1 ? 1 : 0) + (rl->reference ? 1 : 0) + (rl->critic ? 1 : 0);

@@ -73,7 +73,12 @@ TEST(Calibrate, QuickHostRunWritesAProfileThePlannerReads) {
   EXPECT_TRUE(std::filesystem::is_empty(dir / "ckpt"));  // its files removed
 
   const std::string scenario = std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios/llama2-7b-full-8xa100-zero3.json";
-  const test::CliResult r = test::run_preflight("simulate " + scenario + " --format json --trials 10 --profile " + profile.string());
+  // The checkpoints on the node's own disks, the one storage a profile measures: left open, a disk
+  // measured slower than a network file system (a loaded CI host) would send them there.
+  nlohmann::json config = nlohmann::json::parse(test::read_text(scenario)).at("config");
+  config["checkpoint"] = {{"storage", "nvme"}};
+  const test::CliResult r = test::run_preflight("simulate " + scenario + " --format json --trials 10 --profile " + profile.string() +
+                                                " --config '" + config.dump() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json ckpt = nlohmann::json::parse(r.out).at("run").at("checkpoint");
   // One writer per node (ZeRO-3 saves shards from every rank of the one node): bytes / measured rate.

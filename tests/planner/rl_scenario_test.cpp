@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "planner/scenario/scenario.hpp"
+#include "planner/scenario/strategy_config_json.hpp"
 #include "planner/scenario/strategy_config_reader.hpp"
 #include "simulator/evaluate.hpp"
 #include "simulator/spec/errors.hpp"
@@ -68,6 +69,14 @@ TEST(RlScenario, AColocatedStepIsItsPhasesAndTheReferenceIsHalfTheLogProbs) {
   EXPECT_GT(e.step->sync_seconds, 0.0);
   EXPECT_NEAR(e.step->seconds(), phases(*e.step), 1e-9);
   EXPECT_TRUE(e.memory.fits());
+  // The model FLOPs are the update's optimizer steps and the engines' generation, whatever speed the
+  // RL framework's trainer sustains.
+  const StrategyConfig c = read_strategy_config({kOneNode, "config", "$"}, s, test::catalog());
+  const Machine m(*find_node(s, test::catalog(), c.instance), s.training().precision, nullptr, test::catalog().step_model_fit());
+  const Evaluation trainer = evaluate_training(s.workload, m, c, s.constraints.vram_headroom);
+  ASSERT_TRUE(trainer.step);
+  EXPECT_NEAR(e.step->model_flops, trainer.step->model_flops * 4.0 + e.rollout->generation.step_model_flops / 8.0,
+              1e-9 * e.step->model_flops);
   // The engine's turn on the GPUs fits beside what the trainer keeps.
   EXPECT_LE(e.rollout->trainer_resident_bytes + e.rollout->generation.peak_bytes_per_gpu, e.memory.usable_bytes);
 
@@ -124,6 +133,18 @@ TEST(RlScenario, TheRolloutLeftOpenIsChosenAndStated) {
   const Evaluation chosen = simulate(s, two);
   ASSERT_TRUE(chosen.step);
   ASSERT_TRUE(chosen.config.rollout.placement && chosen.config.rollout.tp);
+  // The config it states reads back (its batch the trainer's) and simulates to the same step.
+  const Evaluation again = simulate(s, nlohmann::json::parse(config_json(chosen.config).dump()));
+  ASSERT_TRUE(again.step);
+  EXPECT_DOUBLE_EQ(again.step->seconds(), chosen.step->seconds());
+  // Apart on one of the two nodes, left to choose its tp: the trainer's one node accumulates twice as long.
+  nlohmann::json apart = two;
+  apart["rollout"] = {{"placement", "separate"}};
+  const Evaluation e = simulate(s, apart);
+  ASSERT_TRUE(e.step);
+  EXPECT_EQ(e.config.rollout.gpus, 8);
+  EXPECT_EQ(e.config.grad_accum, 128 / (4 * 8));  // dp 8
+  EXPECT_DOUBLE_EQ(simulate(s, nlohmann::json::parse(config_json(e.config).dump())).step->seconds(), e.step->seconds());
   for (const nlohmann::json& rollout : {nlohmann::json{{"placement", "colocated"}, {"tp", 1}}, nlohmann::json{{"placement", "colocated"}, {"tp", 4}},
                                         nlohmann::json{{"gpus", 8}, {"tp", 2}}}) {
     nlohmann::json c = two;

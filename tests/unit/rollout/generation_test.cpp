@@ -10,6 +10,7 @@
 #include "simulator/hardware/machine.hpp"
 #include "simulator/model/workload.hpp"
 #include "simulator/rollout/generation.hpp"
+#include "simulator/rollout/response_lengths.hpp"
 #include "simulator/rollout/weight_sync.hpp"
 #include "support/fixtures.hpp"
 
@@ -123,6 +124,30 @@ TEST(Generation, EagerPaddedBatchesAndASmallerCacheCostTime) {
   EXPECT_LE(tight.kv_peak_bytes_per_gpu, tight.kv_pool_bytes_per_gpu);
   in.engine_bytes_per_gpu = 16e9;  // the weights alone
   EXPECT_FALSE(simulate_generation(in).fits);
+}
+
+// The step's longest response starts with the first batch: with room for every response to run as
+// soon as a slot frees, the engine decodes exactly as many steps as the longest is long.
+TEST(Generation, TheLongestResponseSetsTheDecodeSteps) {
+  const NodeSpec node = fx::aws_p5_48xlarge();
+  for (const std::int64_t prompts : {64, 125, 128}) {
+    const RlSpec rl = grpo(prompts, 8, 128, 1000, 16384);
+    const Generation g = generate(rl_workload(fx::llama_3_1_8b(), rl), node, 1, 1);
+    ASSERT_TRUE(g.fits) << g.why_not;
+    const std::vector<std::int64_t> lengths = ResponseLengths(1000, 16384).sample(rl.sequences(), rl.sequences());
+    EXPECT_EQ(g.decode_steps, lengths.back()) << prompts;
+  }
+}
+
+// A tied head reads the embedding table whole every step (GPT-2: 124M parameters, all of them read):
+// no decode step is shorter than reading every weight once.
+TEST(Generation, ATiedHeadIsReadEveryStep) {
+  const NodeSpec node = fx::aws_p5_48xlarge();
+  const Workload w = rl_workload(fx::gpt2(), one_response(16, 64));
+  const Generation g = generate(w, node, 1, 1);
+  ASSERT_TRUE(g.fits) << g.why_not;
+  const double all_weights = 2.0 * static_cast<double>(w.count().total());
+  EXPECT_GT(g.decode_seconds / 64.0, all_weights / node.gpu.memory_bandwidth_bytes_per_second);
 }
 
 TEST(Generation, RefusesTensorParallelismTheModelOrEngineCannotRun) {
