@@ -98,11 +98,10 @@ class DecodeCost {
     out.flops = sum_linear(running * flops_per_token_ + context * attention_flops_per_context_, running * attention_flops_per_context_, 1.0, n);
     return out;
   }
-  // A prefill of `tokens` prompt tokens, each attending to `attended` earlier ones on average.
-  double prefill(double tokens, double attended) const {
-    return tokens * (flops_per_token_ + attended * attention_flops_per_context_) / flops_;
-  }
+  // A prefill of `tokens` prompt tokens, each attending to `attended` earlier ones on average: its
+  // FLOPs, at the matmul rate (prefill is compute-bound).
   double prefill_flops(double tokens, double attended) const { return tokens * (flops_per_token_ + attended * attention_flops_per_context_); }
+  double prefill_seconds(double tokens, double attended) const { return prefill_flops(tokens, attended) / flops_; }
   double kv_bytes() const { return kv_bytes_; }
 
  private:
@@ -242,7 +241,7 @@ Generation simulate_generation(const GenerationInputs& in) {
   const bool shared_prefix = rl.engine != RolloutEngine::transformers;
   const double prefilled = static_cast<double>(shared_prefix ? prompts : g.sequences_per_engine) * static_cast<double>(rl.prompt_len);
   const double attended = 0.5 * static_cast<double>(rl.prompt_len);
-  g.prefill_seconds = cost.prefill(prefilled, attended);
+  g.prefill_seconds = cost.prefill_seconds(prefilled, attended);
   const Decode d = rl.engine == RolloutEngine::transformers
                        ? padded_batches(cost, order, rl.prompt_len, rl.response_max, capacity)
                        : continuous(cost, order, rl.prompt_len, rollout_defaults::kEngineMaxSequences, capacity);

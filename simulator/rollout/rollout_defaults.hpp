@@ -31,12 +31,15 @@ constexpr double kEngineMemoryShare = 0.9;
 constexpr int kEngineMaxSequences = 256;
 
 // What an engine holds beside its weights and KV cache: the profiled activations of a
-// max_num_batched_tokens forward and the CUDA graphs' pool (vLLM logs 0.5-2 GiB of each for 7-70B
-// models; the profile run's activations of 8,192 tokens of an 8B model are about 1 GiB).
+// max_num_batched_tokens forward and the CUDA graphs' pool. An estimate, not a measurement: the
+// profile run's activations of 8,192 tokens of an 8B model are about 1 GiB by hand (the MLP's
+// 8,192 x 14,336 x 2 x 2 bytes is 0.47 GB, the sampled rows' logits 256 x 128K x 4 bytes 0.13 GB) and
+// the graphs' pool is taken as as much again.
 constexpr double kEngineWorkspaceBytes = 2.0 * 1024.0 * 1024.0 * 1024.0;
 
 // The latency of one tensor-parallel all-reduce of a decode step's activations (a few KiB to a few
-// hundred KiB) inside an NVLink node: vLLM's custom one-shot all-reduce, about 10 us on H100.
+// hundred KiB) inside an NVLink node: vLLM's custom one-shot all-reduce, 7 us at TP2 and 13 us at TP6
+// for 0.5 MB of bf16 on H100 (vLLM PR #24111's benchmark); 10 us between them.
 constexpr double kDecodeAllReduceSeconds = 10e-6;
 
 // Weight sync: the fixed cost of each tensor passed from the trainer to the generator (gathering it,
