@@ -27,6 +27,10 @@ void adapter(ForeignObject& a, ImportedSetup& setup, const std::string& method) 
   // axolotl's own rule: QLoRA loads the base model in 4 bits.
   if (*kind == "qlora" && !(four_bit && *four_bit)) a.fail("load_in_4bit", "true with adapter: qlora (axolotl refuses QLoRA without it)");
   setup.set(method, *kind, a.file(), "adapter");
+  // axolotl runs PEFT's k-bit preparation, then casts the norms and embeddings back to the training
+  // dtype for every adapter (its model loader's should_convert: "LlamaRMSNorm layers are in fp32 after
+  // kbit_training ... convert them back to fp16/bf16 for flash-attn compatibility").
+  if (*kind == "qlora") setup.set("training.lora.upcast", "none", a.file(), "adapter");
   if (*kind == "lora" && eight_bit && *eight_bit) {
     setup.ignore(a.file(), "load_in_8bit", "not modelled: 8-bit base weights (counted at 16 bits: memory is overestimated)");
   }

@@ -99,6 +99,18 @@ void adapters(ForeignObject& a, ImportedSetup& setup, const std::string& method)
   const std::optional<bool> four_bit = a.boolean("load_in_4bit");
   if (peft && *peft) {
     setup.set(method, four_bit && *four_bit ? "qlora" : "lora", a.file(), a.key_of("use_peft"));
+    // TRL's trainers run PEFT's prepare_model_for_kbit_training (every 16-bit weight to fp32), then
+    // under bf16 cast the adapters, embeddings and head back to bf16 and keep the norms fp32
+    // (peft_module_casting_to_bf16). A sharded QLoRA skips both (is_sharded_qlora): left to the
+    // default, which is none under FSDP and ZeRO-3.
+    const ImportedFact* sharding = setup.fact("config.sharding");
+    const bool sharded = sharding != nullptr && (sharding->value == "zero3" || sharding->value == "fsdp_full" ||
+                                                 sharding->value == "fsdp_hybrid");
+    if (four_bit && *four_bit && !sharded) {
+      const ImportedFact* precision = setup.fact("training.precision");
+      const bool bf16 = precision != nullptr && precision->value == "bf16";
+      setup.set("training.lora.upcast", bf16 ? "norms" : "all", a.file(), a.key_of("load_in_4bit"));
+    }
     if (const auto r = a.integer("lora_r", 1, 65536)) setup.set("training.lora.rank", *r, a.file(), a.key_of("lora_r"));
     if (const nlohmann::json* t = a.take("lora_target_modules"); t != nullptr && !t->is_null()) {
       setup.set("training.lora.targets", t->is_string() ? nlohmann::json::array({*t}) : *t, a.file(), a.key_of("lora_target_modules"));
@@ -131,6 +143,12 @@ void llama_factory(ForeignObject& a, ImportedSetup& setup, const std::string& me
       setup.set(method, "full", a.file(), a.key_of("finetuning_type"));
     } else if (*type == "lora") {
       setup.set(method, bits && *bits == 4 ? "qlora" : "lora", a.file(), a.key_of("finetuning_type"));
+      if (bits && *bits == 4) {
+        // LLaMA-Factory quantizes without PEFT's k-bit preparation; upcast_layernorm (default false)
+        // makes its norms fp32 (model_utils/checkpointing.py, prepare_model_for_training).
+        const std::optional<bool> norms = a.boolean("upcast_layernorm");
+        setup.set("training.lora.upcast", norms && *norms ? "norms" : "none", a.file(), a.key_of("quantization_bit"));
+      }
       if (bits && *bits != 4) setup.ignore(a.file(), a.key_of("quantization_bit"), "not modelled: 8-bit base weights (counted at 16 bits: memory is overestimated)");
       if (const auto r = a.integer("lora_rank", 1, 65536)) setup.set("training.lora.rank", *r, a.file(), a.key_of("lora_rank"));
       if (const std::optional<std::string> t = a.string("lora_target")) {

@@ -4,7 +4,9 @@
 
 #include "planner/report/model_summary.hpp"
 #include "planner/report/result_json.hpp"
+#include "simulator/model/stack_habits.hpp"
 #include "planner/text/candidate_text.hpp"
+#include "planner/text/fit_text.hpp"
 #include "planner/text/job_text.hpp"
 #include "planner/text/step_text.hpp"
 #include "planner/text/number_text.hpp"
@@ -98,7 +100,9 @@ std::string check_text(const CheckOutcome& o) {
       << " " << gib(o.node.gpu.memory_bytes) << ")\n";
   out << "  config   " << config_summary(c) << "\n";
   out << "  kernels  attention " << to_string(o.given.stack.attention) << " (" << o.given.stack.attention_reason << ")"
-      << (o.given.stack.fused_elementwise ? ", fused element-wise kernels" : ", eager element-wise kernels") << "\n\n";
+      << (o.given.stack.fused_elementwise ? ", fused element-wise kernels" : ", eager element-wise kernels") << "\n";
+  if (const std::string upcast = upcast_text(kbit_upcast(s.training(), c)); !upcast.empty()) out << "           " << upcast << "\n";
+  out << "\n";
   breakdown_table(out, o.given);
   if (o.given.step) {
     out << "  step time (simulated) " << fixed(o.given.step->seconds(), 2) << " s: " << step_parts_text(*o.given.step) << "\n";
@@ -108,6 +112,7 @@ std::string check_text(const CheckOutcome& o) {
   } else {
     out << "  step time unavailable: " << o.given.step_unavailable << "\n";
   }
+  if (o.longest) out << "  " << longest_text(o.longest->tokens, o.longest->model_limit, o.longest->granule, s.training().seq_len) << "\n";
   out << "\n";
   if (o.given.memory.fits()) {
     out << "FITS\n";
@@ -141,6 +146,11 @@ nlohmann::ordered_json check_json(const CheckOutcome& o) {
   j["memory"] = memory_json(o.given.memory, o.given.peak_from_timeline);
   j["step"] = o.given.step ? step_json(o.given, o.node, o.scenario.training()) : nlohmann::ordered_json(nullptr);
   j["fits"] = o.given.memory.fits();
+  if (o.longest) {
+    j["longest_seq_len"] = {{"tokens", o.longest->tokens}, {"model_limit", o.longest->model_limit}, {"granule", o.longest->granule}};
+  } else {
+    j["longest_seq_len"] = nullptr;
+  }
   nlohmann::ordered_json ladder = nlohmann::ordered_json::array();
   for (const LadderRung& r : o.ladder.rungs) {
     nlohmann::ordered_json rung;

@@ -36,6 +36,13 @@ const std::vector<std::string> kSummaryHeader{"", "rows", "median |error|", "mea
                                               "runs called OOM"};
 
 std::vector<std::string> row_cells(const MeasuredPeakResult& r) {
+  if (r.limit) {
+    // A context limit: tokens, not GiB.
+    const std::string measured = r.ran ? grouped_digits(r.measured_limit) + " tok" : "OOM";
+    const std::string predicted = grouped_digits(r.predicted_limit) + " tok";
+    const std::string error = r.ran ? signed_percent(r.limit_error()) : (r.predicted_fits ? "CALLED FITTING" : "called OOM");
+    return {r.id, r.source, r.method, measured, predicted, error, "longest context, no headroom"};
+  }
   const std::string measured = r.measured_gib ? fixed(*r.measured_gib, 2) : "OOM";
   if (!r.predicted()) return {r.id, r.source, r.method, measured, "-", "-", r.not_predicted};
   const std::string error = r.measured_gib ? signed_percent(r.error()) : (r.predicted_fits ? "CALLED FITTING" : "called OOM");
@@ -44,6 +51,28 @@ std::vector<std::string> row_cells(const MeasuredPeakResult& r) {
 }
 
 const std::vector<std::string> kRowHeader{"run", "source", "method", "measured GiB", "predicted GiB", "error", "counted"};
+
+const std::string kLimitSign =
+    "errors in context limits (the longest sequence that fits): + when preflight accepts a longer context than ran "
+    "(optimistic: the job would run out of memory), - when shorter";
+
+std::string limits_text(const validation::ContextLimitSummary& s) {
+  if (s.rows == 0 && s.out_of_memory_rows == 0) return "context limits: none predicted";
+  return "context limits: " + std::to_string(s.rows) + " rows, median |error| " + plain_percent(s.median_absolute) +
+         ", mean signed " + signed_percent(s.mean_signed) + ", worst " + signed_percent(s.worst) + ", " +
+         std::to_string(s.longer_than_ran) + " predicted longer than ran; OOM at every length called fitting: " +
+         std::to_string(s.oom_called_fitting) + " of " + std::to_string(s.out_of_memory_rows);
+}
+
+nlohmann::ordered_json limits_json(const validation::ContextLimitSummary& s) {
+  return {{"rows", s.rows},
+          {"median_absolute_error", rounded(s.median_absolute, 4)},
+          {"mean_signed_error", rounded(s.mean_signed, 4)},
+          {"worst", rounded(s.worst, 4)},
+          {"longer_than_ran", s.longer_than_ran},
+          {"out_of_memory_rows", s.out_of_memory_rows},
+          {"oom_called_fitting", s.oom_called_fitting}};
+}
 
 template <class Add>
 void summaries(const MeasuredPeakValidation& v, Add add) {
@@ -88,6 +117,7 @@ std::string measured_peak_text(const MeasuredPeakValidation& v) {
   summaries(v, [&](std::vector<std::string> cells) { table.add_row(std::move(cells)); });
   out += "\n" + table.render("  ");
   out += "  " + not_predicted_text(v) + "\n";
+  out += "  " + limits_text(v.limits) + "\n  " + kLimitSign + "\n";
   return out;
 }
 
@@ -97,6 +127,7 @@ std::string measured_peak_markdown(const MeasuredPeakValidation& v) {
   out += markdown_row(kSummaryHeader) + "|---|---:|---:|---:|---:|---:|---:|\n";
   summaries(v, [&](const std::vector<std::string>& cells) { out += markdown_row(cells); });
   out += "\n" + markdown_text(not_predicted_text(v)) + ".\n\n";
+  out += markdown_text(limits_text(v.limits)) + "; " + markdown_text(kLimitSign) + ".\n\n";
   out += markdown_row(kRowHeader) + "|---|---|---|---:|---:|---:|---|\n";
   for (const MeasuredPeakResult& r : v.rows) {
     if (r.predicted()) out += markdown_row(row_cells(r));
@@ -125,6 +156,11 @@ nlohmann::ordered_json measured_peak_json(const MeasuredPeakValidation& v) {
       row["predicted_fits"] = r.predicted_fits;
       row["peak_from"] = r.sum_of_components ? "sum_of_components" : "simulated_timeline";
       if (r.measured_gib) row["error"] = rounded(r.error(), 4);
+      if (r.limit) {
+        row["measured_limit_tokens"] = r.measured_limit;
+        row["predicted_limit_tokens"] = r.predicted_limit;
+        if (r.ran) row["limit_error"] = rounded(r.limit_error(), 4);
+      }
     } else {
       row["not_predicted"] = r.not_predicted;
     }
@@ -139,6 +175,7 @@ nlohmann::ordered_json measured_peak_json(const MeasuredPeakValidation& v) {
   j["by_source"] = sources;
   j["by_method"] = methods;
   j["not_predicted"] = reasons;
+  j["context_limits"] = limits_json(v.limits);
   return j;
 }
 

@@ -71,7 +71,7 @@ std::optional<std::string> saved_module_name(const std::string& name) {
   return std::nullopt;
 }
 
-LoraSpec read_lora(ObjectReader& r) {
+LoraSpec read_lora(ObjectReader& r, Method method) {
   LoraSpec lora;
   lora.targets = linear_names();  // QLoRA paper: adapters on all linear layers match full fine-tuning
   std::optional<ObjectReader> l = r.optional_object("lora");
@@ -107,6 +107,10 @@ LoraSpec read_lora(ObjectReader& r) {
       }
       if (!lora.trains(*module)) lora.modules_to_save.push_back(*module);
     }
+  }
+  lora.upcast = l->optional_enum("upcast", kKbitUpcastNames);
+  if (lora.upcast && method != Method::qlora) {
+    l->fail("upcast", "only with a 4-bit base (method or adapter qlora): PEFT prepares k-bit models alone");
   }
   l->finish();
   return lora;
@@ -349,7 +353,7 @@ TrainingJob read_training(ObjectReader& r, ModelSpec& model, std::optional<Frame
     t.fail("lora", job.objective == TrainingObjective::sft ? "no \"lora\" block unless method is lora or qlora"
                                                    : "no \"lora\" block unless adapter is lora or qlora");
   }
-  if (job.method != Method::full) job.lora = read_lora(t);
+  if (job.method != Method::full) job.lora = read_lora(t, job.method);
   t.finish();
   return job;
 }

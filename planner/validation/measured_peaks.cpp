@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "planner/catalog/hf_model_config.hpp"
+#include "simulator/longest_sequence.hpp"
 #include "planner/io/json_reader.hpp"
 #include "planner/validation/published_run.hpp"
 #include "planner/validation/validation_csv.hpp"
@@ -100,9 +101,11 @@ Setup setup_of(const CsvRow& row, const Catalog& catalog, const fs::path& dir) {
   const bool hf_stack = framework == "transformers" || framework == "deepspeed" || framework == "trl";
   if (!hf_stack) r.stated("master_weights", "fp32 master weights not stated");
   if (cell(row, "activation_checkpointing") == "unsloth") r.refuse("Unsloth's offloaded checkpointing not modelled");
-  if (cell(row, "measured_kind") == "fit_limit") r.refuse("a context limit, not a peak");
-  if (cell(row, "ran") == "true" && row.empty("measured_peak_gib")) r.refuse("no peak published");
-  const std::optional<std::int64_t> seq = leading_integer(cell(row, "seq_len"));
+  const bool limit = cell(row, "measured_kind") == "fit_limit";
+  if (!limit && cell(row, "ran") == "true" && row.empty("measured_peak_gib")) r.refuse("no peak published");
+  // A limit no length reached (the source's OOM) has no length: the search starts from one token.
+  const std::optional<std::int64_t> seq =
+      limit && cell(row, "ran") == "false" ? std::optional<std::int64_t>(1) : leading_integer(cell(row, "seq_len"));
   if (!seq) r.refuse("sequence length not stated");
   const std::string method = cell(row, "method");
   if (method == "lora" || method == "qlora") {
@@ -128,10 +131,15 @@ Setup setup_of(const CsvRow& row, const Catalog& catalog, const fs::path& dir) {
     job.lora.rank = row.integer("lora_rank");
     if (job.lora.rank > 65536) row.fail("lora_rank", "at most 65536");
     job.lora.targets = lora_targets(cell(row, "lora_targets"));
+    // torchtune (torchao's NF4) and litgpt (bitsandbytes through its own layers) quantize without PEFT's
+    // k-bit preparation; the rows stand in as transformers jobs, so say so.
+    if (job.method == Method::qlora && !hf_stack) job.lora.upcast = KbitUpcast::none;
     if (job.lora.targets.empty()) return {nullptr, "LoRA targets not modelled"};
   }
   ModelSpec model = model_of(row, catalog, dir);
   model.max_seq_len = std::max(model.max_seq_len, job.seq_len);  // RoPE scaling does not change memory
+  // A limit's search runs past the measured length, up to 4 times it (or the model's context).
+  if (limit) model.max_seq_len = std::max(model.max_seq_len, 4 * job.seq_len);
   // Bounds past any published run, so that a malformed row cannot ask for a step of a million stages.
   const auto bounded = [&](const std::string& column, std::int64_t value, std::int64_t max) {
     if (value > max) row.fail(column, "at most " + std::to_string(max));
@@ -187,29 +195,55 @@ double comparable_bytes(const StepSimulation& sim, MemoryEstimate m, const std::
   return m.reserved_bytes();
 }
 
-MeasuredPeakSummary summarize(const std::vector<const MeasuredPeakResult*>& rows) {
-  MeasuredPeakSummary s;
+// The rows, median |error|, mean signed and worst error of a summary (both kinds name them alike).
+template <class Summary>
+void sum_up(Summary& s, const std::vector<double>& errors) {
+  s.rows = static_cast<int>(errors.size());
+  if (s.rows == 0) return;
   std::vector<double> absolute;
   double signed_sum = 0.0;
+  for (const double e : errors) {
+    absolute.push_back(std::abs(e));
+    signed_sum += e;
+    if (std::abs(e) > std::abs(s.worst)) s.worst = e;
+  }
+  std::sort(absolute.begin(), absolute.end());
+  const std::size_t n = absolute.size();
+  s.median_absolute = n % 2 == 1 ? absolute[n / 2] : 0.5 * (absolute[n / 2 - 1] + absolute[n / 2]);
+  s.mean_signed = signed_sum / static_cast<double>(n);
+}
+
+MeasuredPeakSummary summarize(const std::vector<const MeasuredPeakResult*>& rows) {
+  MeasuredPeakSummary s;
+  std::vector<double> errors;
   for (const MeasuredPeakResult* r : rows) {
-    if (!r->predicted()) continue;
+    if (!r->predicted() || r->limit) continue;
     if (!r->ran) {
       ++s.out_of_memory_rows;
       if (r->predicted_fits) ++s.oom_called_fitting;
       continue;
     }
     if (!r->predicted_fits) ++s.ran_called_oom;
-    const double e = r->error();
-    absolute.push_back(std::abs(e));
-    signed_sum += e;
-    if (std::abs(e) > std::abs(s.worst)) s.worst = e;
+    errors.push_back(r->error());
   }
-  s.rows = static_cast<int>(absolute.size());
-  if (s.rows == 0) return s;
-  std::sort(absolute.begin(), absolute.end());
-  const std::size_t n = absolute.size();
-  s.median_absolute = n % 2 == 1 ? absolute[n / 2] : 0.5 * (absolute[n / 2 - 1] + absolute[n / 2]);
-  s.mean_signed = signed_sum / static_cast<double>(n);
+  sum_up(s, errors);
+  return s;
+}
+
+ContextLimitSummary summarize_limits(const std::vector<MeasuredPeakResult>& rows) {
+  ContextLimitSummary s;
+  std::vector<double> errors;
+  for (const MeasuredPeakResult& r : rows) {
+    if (!r.predicted() || !r.limit) continue;
+    if (!r.ran) {
+      ++s.out_of_memory_rows;
+      if (r.predicted_fits) ++s.oom_called_fitting;
+      continue;
+    }
+    errors.push_back(r.limit_error());
+    if (errors.back() > 0.0) ++s.longer_than_ran;
+  }
+  sum_up(s, errors);
   return s;
 }
 
@@ -256,6 +290,14 @@ MeasuredPeakValidation validate_measured_peaks(const fs::path& file, const Catal
         r.predicted_gib = comparable_bytes(sim, in.memory, r.kind) / kGiB;
         r.capacity_gib = run.node.gpu.memory_bytes / kGiB;
         r.predicted_fits = sim.peak_bytes <= run.node.gpu.memory_bytes;
+        if (r.kind == "fit_limit") {
+          const std::optional<LongestSequence> longest = longest_fitting_sequence(*run.workload, machine, run.config, 0.0);
+          if (!longest) throw InvalidConfig("seq_len", "no length can be tried under this config");
+          r.limit = true;
+          r.measured_limit = r.ran ? run.workload->job().seq_len : 0;
+          r.predicted_limit = longest->tokens;
+          r.predicted_fits = longest->tokens > 0;
+        }
       } catch (const InvalidConfig& e) {
         s.why = std::string("config refused: ") + e.what();
       }
@@ -272,6 +314,7 @@ MeasuredPeakValidation validate_measured_peaks(const fs::path& file, const Catal
     methods[r.method].push_back(&r);
   }
   v.all = summarize(all);
+  v.limits = summarize_limits(v.rows);
   for (const auto& [name, rows] : sources) v.by_source[name] = summarize(rows);
   for (const auto& [name, rows] : methods) v.by_method[name] = summarize(rows);
   return v;

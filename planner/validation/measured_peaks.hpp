@@ -6,6 +6,7 @@
 // out of memory must not be predicted to fit. A row that cannot be predicted says why (a setting its
 // source does not state, or one preflight does not model yet), and is counted by reason.
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -28,7 +29,14 @@ struct MeasuredPeakResult {
   bool predicted_fits = true;  // the whole simulated peak within the card's memory
   bool sum_of_components = false;  // the peak is the components' sum: no step rates for the GPU
   std::string not_predicted;   // why there is no prediction; empty when there is one
+  // A context limit (measured_kind fit_limit): the longest sequence that ran (0: none did), and the
+  // longest preflight finds to fit the card with no headroom. Its error is in tokens, not bytes.
+  bool limit = false;
+  std::int64_t measured_limit = 0;
+  std::int64_t predicted_limit = 0;
   bool predicted() const { return not_predicted.empty(); }
+  // + when preflight accepts a longer context than ran (optimistic: the job would run out of memory).
+  double limit_error() const { return static_cast<double>(predicted_limit) / static_cast<double>(measured_limit) - 1.0; }
   // - when the prediction is below the measurement (optimistic: the job would OOM), + when above.
   double error() const { return predicted_gib / *measured_gib - 1.0; }
 };
@@ -43,6 +51,17 @@ struct MeasuredPeakSummary {
   int ran_called_oom = 0;      // rows that ran, predicted not to fit
 };
 
+// Context limits: the longest sequence predicted to fit against the longest that ran.
+struct ContextLimitSummary {
+  int rows = 0;  // predicted limits of runs that fit at some length
+  double median_absolute = 0.0;
+  double mean_signed = 0.0;
+  double worst = 0.0;
+  int longer_than_ran = 0;     // predicted longer than the measured limit: the optimistic direction
+  int out_of_memory_rows = 0;  // runs that fit at no length
+  int oom_called_fitting = 0;  // of them, some length predicted to fit
+};
+
 struct MeasuredPeakValidation {
   std::filesystem::path file;
   std::vector<MeasuredPeakResult> rows;
@@ -50,6 +69,7 @@ struct MeasuredPeakValidation {
   std::map<std::string, MeasuredPeakSummary> by_source;
   std::map<std::string, MeasuredPeakSummary> by_method;
   std::map<std::string, int> not_predicted;  // reason -> rows
+  ContextLimitSummary limits;
 };
 
 // published/measured_peaks.csv of this checkout (or the installed copy).

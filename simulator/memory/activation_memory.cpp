@@ -26,11 +26,18 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
   const double top_k = static_cast<double>(m.routed_per_token());
   const bool dropout = m.hidden_dropout > 0.0;
 
+  // After a k-bit upcast (KbitUpcast) the norms' outputs are fp32, and so is what bitsandbytes' 4-bit
+  // linears return for them: the MLP's gate, up and their product. Attention runs in 16 bits (the
+  // flash-attention path casts q, k and v back), its output and o_proj's input too.
+  const double r = residual_bytes(in.upcast, in.precision);
+  const bool upcast = r > a;
+  const double normed = upcast ? r : g;  // a GEMM's input after a norm
+
   LayerTerms t;
   // Attention block: two norm inputs, QKV input, Q/K/V (after rotary) for the score and value products,
   // output-projection input, and the residual dropout mask.
-  t.outside += 2.0 * a * h;                                       // norm inputs (attention and MLP)
-  t.outside += g * h;                                             // QKV projection input
+  t.outside += 2.0 * r * h;                                       // norm inputs (attention and MLP)
+  t.outside += normed * h;                                        // QKV projection input
   t.rest += a * static_cast<double>(m.q_dim() + m.kv_dim() + m.v_dim());  // Q, K, V
   t.rest += g * static_cast<double>(m.attention_out_dim());              // o_proj input (flash attention's output O)
   // A fused attention keeps its output O in 16 bits for its own backward; with fp8 linears the o_proj
@@ -56,9 +63,10 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
   // fused_bias_swiglu.py; torch.compile's partitioner recomputes point-wise ops from the GEMM outputs
   // rather than save them, so at most that). An expert model's layers of each kind in their share: an
   // expert layer's top-k routed experts, its shared expert and router logits (fp32); a dense layer's MLP.
-  t.outside += g * h;
-  const double gated = in.fused_activation ? 2.0 * a : 3.0 * a;
-  const double per_width = m.mlp == MlpKind::gated ? gated + g : a + g;
+  t.outside += normed * h;
+  const double mlp_a = upcast ? r : a;
+  const double gated = in.fused_activation ? 2.0 * mlp_a : 3.0 * mlp_a;
+  const double per_width = m.mlp == MlpKind::gated ? gated + (upcast ? r : g) : mlp_a + (upcast ? r : g);
   const std::vector<LayerKind>& kinds = w.layer_kinds();
   const double expert_share = static_cast<double>(kinds.front().layers) / static_cast<double>(m.layers);
   const double shared = m.is_moe() ? static_cast<double>(m.shared_intermediate) : 0.0;
@@ -142,6 +150,7 @@ ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig&
   in.flash_attention = stack.attention != AttentionKernel::eager;
   in.fused_activation = stack.fused_elementwise;
   in.loss_kept_bytes_per_logit = stack.loss.kept_bytes_per_logit;
+  in.upcast = kbit_upcast(job, c);
   in.lora = job.method == Method::full ? nullptr : &job.lora;
   in.tp = c.parallelism.tp;
   in.sequence_parallel = c.parallelism.sequence_parallel;
@@ -159,6 +168,7 @@ ActivationMemory activation_memory(const Workload& w, const ActivationInputs& in
   const double a = activation_bytes(in.precision);
   const LayerTerms t = layer_terms(w, in);
   const double full_layer = (t.rest + t.outside + t.attention_core) * tokens;
+  const double r = residual_bytes(in.upcast, in.precision);  // the residual stream's width
   // What leaves a rank whole unless sequence parallelism splits it along the sequence.
   const double sp = in.sequence_parallel ? static_cast<double>(in.tp) : 1.0;
 
@@ -176,15 +186,23 @@ ActivationMemory activation_memory(const Workload& w, const ActivationInputs& in
       break;
     case Recompute::full:
       // Only each layer's input is kept (Korthikanti: 2sbh); backward rebuilds one layer at a time.
-      mem.per_layer_stored = a * static_cast<double>(m.hidden) * tokens / sp;
+      mem.per_layer_stored = r * static_cast<double>(m.hidden) * tokens / sp;
       mem.recompute_working = full_layer;
       break;
   }
-  mem.outside_layers = 2.0 * a * static_cast<double>(m.hidden) * tokens / sp;
+  // The final norm's input (the residual stream) and the lm_head's 16-bit input (autocast's copy of an
+  // upcast norm's output).
+  mem.outside_layers = (r + a) * static_cast<double>(m.hidden) * tokens / sp;
   // The lm_head output and what the stack's loss keeps beside it; Megatron's vocabulary-parallel
   // lm_head and cross-entropy split the logits by tp.
   mem.logits = static_cast<double>(m.head_outputs()) * tokens * (a + in.loss_kept_bytes_per_logit) / static_cast<double>(in.tp);
   mem.no_grad_logits = static_cast<double>(m.head_outputs()) * tokens * a / static_cast<double>(in.tp);
+  // A frozen fp32 head under autocast: cast to 16 bits on every call (autocast caches casts of trainable
+  // leaves only), the copy saved by the matmul for the head's backward, which needs it for the input's
+  // gradient.
+  if (in.upcast == KbitUpcast::all) {
+    mem.logits += a * static_cast<double>(m.head_outputs()) * static_cast<double>(m.hidden) / static_cast<double>(in.tp);
+  }
   const double layers = static_cast<double>(in.stage_layers > 0 ? in.stage_layers : m.layers);
   mem.layers_total = mem.per_layer_stored * layers * in.in_flight_micro_batches + mem.recompute_working + mem.outside_layers;
   return mem;

@@ -22,6 +22,10 @@ struct ActivationInputs {
   // A fused gated activation (Megatron-Core's bias_swiglu_impl, torch.compile's Inductor): it keeps
   // gate and up for its backward and recomputes act(gate), where eager PyTorch keeps that too.
   bool fused_activation = false;
+  // What the stack casts to fp32 around a 4-bit base (kbit_upcast in stack_habits.hpp): the residual
+  // stream, the norms and what the 4-bit linears return after them in fp32, and under "all" the fp32
+  // head's 16-bit copy autocast makes for its matmul, saved for the head's backward.
+  KbitUpcast upcast = KbitUpcast::none;
   // What the stack's loss keeps per logit beside the lm_head output (stack_habits.hpp).
   double loss_kept_bytes_per_logit = 8.0;
   const LoraSpec* lora = nullptr;  // adapters add their own saved tensors

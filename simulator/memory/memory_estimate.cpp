@@ -6,6 +6,7 @@
 #include "simulator/memory/memory_defaults.hpp"
 #include "simulator/model/numeric_formats.hpp"
 #include "simulator/model/optimizer_refusal.hpp"
+#include "simulator/model/parameter_footprint.hpp"
 #include "simulator/model/stack_habits.hpp"
 #include "simulator/model/stage_layout.hpp"
 
@@ -136,7 +137,9 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   layout.stays_gathered = c.framework == Framework::torchtitan && c.parallelism.pp > 1 && layout.scheme.engine == Engine::fsdp;
   layout.fp32_reduce = stack.fp32_gradient_reduce;
 
-  const ParameterFootprint footprint = stage_footprint(w.footprint(), stages);
+  ParameterFootprint whole = w.footprint();
+  whole.frozen_bytes += kbit_upcast_bytes(w.count(), kbit_upcast(job, c), whole.compute_weight_bytes);
+  const ParameterFootprint footprint = stage_footprint(whole, stages);
   const ModelStateMemory states = model_state_memory(footprint, w.state_bytes(), layout);
 
   ActivationInputs act_in = activation_inputs(job, c, stack);

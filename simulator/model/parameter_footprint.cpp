@@ -98,6 +98,17 @@ double copy_share(const TrainingJob& job) {
 
 }  // namespace
 
+double kbit_upcast_bytes(const ParameterCount& count, KbitUpcast upcast, double weight_bytes) {
+  const double unquantized = static_cast<double>(count.total() - count.block_linear_weights);
+  const double tables = static_cast<double>(count.embedding + count.position_embedding + count.lm_head);
+  switch (upcast) {
+    case KbitUpcast::all: return (4.0 - weight_bytes) * unquantized;
+    case KbitUpcast::norms: return (4.0 - weight_bytes) * (unquantized - tables);
+    case KbitUpcast::none: return 0.0;
+  }
+  return 0.0;
+}
+
 ParameterFootprint parameter_footprint(const ModelSpec& model, const ParameterCount& count, const TrainingJob& job) {
   const double total = static_cast<double>(count.total());
   const double weight_bytes = job.precision == Precision::fp32 ? 4.0 : 2.0;

@@ -49,6 +49,10 @@ double factored_moment_bytes(const ModelSpec& model, const ParameterCount& count
 // The footprint of a full model under a training job (full training, LoRA or QLoRA).
 ParameterFootprint parameter_footprint(const ModelSpec& model, const ParameterCount& count, const TrainingJob& job);
 
+// What a k-bit upcast (KbitUpcast) adds to a QLoRA's frozen weights: the 16-bit parameters it casts to
+// fp32 (all: every one outside the blocks' 4-bit linears; norms: the norms alone), 2 more bytes each.
+double kbit_upcast_bytes(const ParameterCount& count, KbitUpcast upcast, double weight_bytes);
+
 // Parameters LoRA adds for the job's rank and target modules.
 double lora_parameters(const ModelSpec& model, const LoraSpec& lora);
 

@@ -1,5 +1,6 @@
 #include "simulator/model/stack_habits.hpp"
 
+#include "simulator/model/numeric_formats.hpp"
 #include "simulator/spec/errors.hpp"
 
 namespace preflight {
@@ -59,13 +60,17 @@ LossHabits loss_habits(Framework f, bool torch_compile) {
         return {0.0, 4.0, 4.0};
       }
       // ForCausalLMLoss / torchtitan's cross_entropy_loss: logits.float() (read 2, write 4), then
-      // F.cross_entropy = log_softmax (two reads and a write of fp32: 12) and nll. The fp32 copy and
-      // the log-softmax output are both alive at the loss's peak (8 bytes). Backward: nll's dense fp32
-      // gradient (4), log_softmax's backward (reads gradient and output, a sum, writes: 16), the cast
-      // back to 16 bits (6).
-      return {8.0, 18.0, 26.0};
+      // F.cross_entropy = log_softmax (two reads and a write of fp32: 12) and nll. The forward peaks at
+      // the 16-bit logits, their fp32 copy and the log-softmax output (10 bytes); only the log-softmax
+      // output is saved. The backward peaks higher: log_softmax's backward holds its saved output, nll's
+      // dense fp32 gradient and the gradient it writes (12 bytes), the 16-bit logits freed by then
+      // (Trainer's compute_loss has returned its outputs; torchtitan's train_step deletes pred). Kept:
+      // 10 beside the 2 of the logits, so that the loss's whole stretch holds the backward's peak.
+      // Traffic backward: nll's gradient (4), log_softmax's backward (reads gradient and output, a sum,
+      // writes: 16), the cast back to 16 bits (6).
+      return {10.0, 18.0, 26.0};
   }
-  return {8.0, 18.0, 26.0};
+  return {10.0, 18.0, 26.0};
 }
 
 }  // namespace
@@ -113,6 +118,17 @@ StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash
   // fine-tune's reference weights in from the host (megatron_gpt_dpo_model.py, cpu_weight_swap).
   h.reference_in_loss = framework != Framework::megatron;
   return h;
+}
+
+KbitUpcast kbit_upcast(const TrainingJob& job, const StrategyConfig& config) {
+  if (job.method != Method::qlora) return KbitUpcast::none;
+  if (job.lora.upcast) return *job.lora.upcast;
+  const bool sharded = sharding_scheme(config.sharding).stage == 3;
+  return config.framework == Framework::transformers && !sharded ? KbitUpcast::all : KbitUpcast::none;
+}
+
+double residual_bytes(KbitUpcast upcast, Precision precision) {
+  return upcast == KbitUpcast::none ? activation_bytes(precision) : 4.0;
 }
 
 LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& c) {

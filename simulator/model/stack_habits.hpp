@@ -57,6 +57,17 @@ constexpr SelectiveRecompute selective_recompute(Framework framework) {
 // The stack's habits for a job on a GPU generation. `flash_attention` false forces unfused attention.
 StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash_attention, GpuArchitecture arch);
 
+// What the stack casts to fp32 around a QLoRA's 4-bit base (KbitUpcast in training_job.hpp): the
+// job's training.lora.upcast, else PEFT's prepare_model_for_kbit_training ("all") under transformers
+// on an unsharded layout, which TRL's SFTTrainer and axolotl call for a 4-bit model. Under FSDP or
+// ZeRO-3 they skip it (TRL's is_sharded_qlora: the 4-bit weights stored in bf16 to be sharded), and
+// the other stacks quantize their own way: "none".
+KbitUpcast kbit_upcast(const TrainingJob& job, const StrategyConfig& config);
+
+// Bytes per element of the residual stream and the norms' inputs and outputs: fp32 once a k-bit
+// preparation has made the norms fp32, the activations' width otherwise.
+double residual_bytes(KbitUpcast upcast, Precision precision);
+
 // Transformer Engine (Megatron-Core's userbuffer overlap of the tensor-parallel collectives, its fused
 // attention and fp8) needs compute capability 8.0 or newer (its installation requirements): Ampere on.
 constexpr bool has_transformer_engine(GpuArchitecture arch) { return arch >= GpuArchitecture::ampere; }

@@ -34,6 +34,16 @@ enum class TrainingObjective { sft, dpo, simpo, orpo, kto, reward, rl };
 // (a second copy of the weights, or the LoRA base with its adapters off), a pass over the data before
 // training (TRL's precompute_ref_log_probs: no reference weights while training), or none.
 enum class ReferenceSource { model, precomputed, none };
+// What a stack casts to fp32 around a 4-bit base before LoRA training. all: PEFT's
+// prepare_model_for_kbit_training casts every 16-bit parameter but the 4-bit ones (embeddings, lm_head,
+// norms) to fp32 (peft/utils/other.py; the QLoRA paper's qlora.py, TRL's SFTTrainer and axolotl call
+// it). norms: TRL then casts the embeddings and head back to bf16 under bf16 training and keeps the
+// norms in fp32 (peft_module_casting_to_bf16). none: the 16-bit weights stay 16-bit (LLaMA-Factory,
+// axolotl with flash attention, torchtune, litgpt, Unsloth). With fp32 norm weights the norms' outputs
+// are fp32, bitsandbytes' Linear4bit returns its input's dtype, so the MLP's output and the residual
+// stream after it are fp32 (transformers' flash-attention path warns "The input hidden states seems to
+// be silently casted in float32" and casts q, k, v back).
+enum class KbitUpcast { all, norms, none };
 
 inline constexpr EnumNames<Precision, 4> kPrecisionNames{
     {{Precision::fp32, "fp32"}, {Precision::bf16, "bf16"}, {Precision::fp16, "fp16"}, {Precision::fp8, "fp8"}}};
@@ -56,6 +66,8 @@ inline constexpr EnumNames<TrainingObjective, 7> kTrainingObjectiveNames{{{Train
                                                           {TrainingObjective::kto, "kto"},
                                                           {TrainingObjective::reward, "reward"},
                                                           {TrainingObjective::rl, "rl"}}};
+inline constexpr EnumNames<KbitUpcast, 3> kKbitUpcastNames{
+    {{KbitUpcast::all, "all"}, {KbitUpcast::norms, "norms"}, {KbitUpcast::none, "none"}}};
 inline constexpr EnumNames<ReferenceSource, 3> kReferenceSourceNames{
     {{ReferenceSource::model, "model"}, {ReferenceSource::precomputed, "precomputed"}, {ReferenceSource::none, "none"}}};
 
@@ -72,6 +84,8 @@ struct LoraSpec {
   // PEFT's modules_to_save: modules trained in full beside the adapters, "embed_tokens" and "lm_head"
   // (after alias expansion), each a trainable copy in the base's dtype beside the frozen original.
   std::vector<std::string> modules_to_save;
+  // training.lora.upcast (QLoRA only); unset: the stack's own (kbit_upcast in stack_habits.hpp).
+  std::optional<KbitUpcast> upcast;
   bool trains(std::string_view module) const {
     for (const std::string& m : modules_to_save) {
       if (m == module) return true;

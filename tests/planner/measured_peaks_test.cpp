@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "planner/catalog/hf_model_config.hpp"
 #include "planner/io/json_reader.hpp"
 #include "planner/validation/measured_peaks.hpp"
@@ -107,6 +109,47 @@ TEST(MeasuredPeakModels, ShippedConfigsCountTheirPublishedTotals) {
     const ModelSpec m = read_hf_model(io::parse_file(path), file, path.string(), "$").spec;
     EXPECT_NEAR(static_cast<double>(count_parameters(m).total()) / published, 1.0, 0.01) << file;
   }
+}
+
+// The context limits the Unsloth benchmark page publishes for Hugging Face + FA2 (QLoRA r32 on all
+// linear layers, batch 1, padded: Llama 3.1 8B 932 to 28,454 tokens on 12 to 80 GB, OOM on 8 GB; Llama
+// 3.3 70B 6,916 on an 80 GB A100, OOM on 48 GB): each predicted limit within 15% of the published one,
+// and neither OOM called fitting. Measured by a party other than this project, on a stack whose loss
+// (transformers before 4.49) still copied the shifted fp32 logits, which today's does not.
+TEST(MeasuredPeakLimits, HuggingFaceQloraContextLimitsAsPublished) {
+  const MeasuredPeakValidation v = validation::validate_measured_peaks(validation::measured_peaks_file(), test::catalog());
+  int limits = 0;
+  for (const validation::MeasuredPeakResult& r : v.rows) {
+    if (!r.limit) continue;
+    ++limits;
+    if (r.ran) {
+      EXPECT_LT(std::abs(r.limit_error()), 0.15) << r.id << ": " << r.predicted_limit << " against " << r.measured_limit;
+    } else {
+      EXPECT_FALSE(r.predicted_fits) << r.id;
+    }
+  }
+  EXPECT_EQ(limits, 9);
+  EXPECT_EQ(v.limits.rows, 7);
+  EXPECT_EQ(v.limits.oom_called_fitting, 0);
+}
+
+// A limit row's prediction is a boundary: its length fits the card, one token more does not.
+TEST_F(MeasuredPeaks, AContextLimitIsTheLongestLengthThatFits) {
+  const std::string limit_row =
+      "lim,unsloth,meta-llama/Llama-3.1-8B-Instruct,llama-3.1-8b,H100,aws/p5.4xlarge,24,1,transformers,qlora,bf16,true,adamw,false,32,"
+      "q_proj+k_proj+v_proj+o_proj+gate_proj+up_proj+down_proj,none,1,1,1,1,1,5789,full,none,false,,fit_limit,true\n";
+  const MeasuredPeakValidation v = validate(limit_row);
+  ASSERT_EQ(v.rows.size(), 1U);
+  const validation::MeasuredPeakResult& r = v.rows.front();
+  ASSERT_TRUE(r.predicted()) << r.not_predicted;
+  ASSERT_TRUE(r.limit);
+  EXPECT_EQ(r.measured_limit, 5789);
+  EXPECT_GT(r.predicted_limit, 0);
+  EXPECT_DOUBLE_EQ(r.limit_error(), static_cast<double>(r.predicted_limit) / 5789.0 - 1.0);
+  // Limits stay out of the peak summaries.
+  EXPECT_EQ(v.all.rows, 0);
+  EXPECT_EQ(v.limits.rows, 1);
+  EXPECT_EQ(v.limits.longer_than_ran, r.predicted_limit > 5789 ? 1 : 0);
 }
 
 }  // namespace
