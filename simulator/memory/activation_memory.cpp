@@ -15,6 +15,17 @@ struct LayerTerms {
   double outside = 0.0;         // norm inputs, the QKV and MLP inputs, dropout masks: split only by sequence parallelism
 };
 
+// What one hidden-wide norm keeps per hidden element of a token. An eager RMSNorm (transformers'
+// LlamaRMSNorm, torchtune's and litgpt's RMSNorm) upcasts its input and computes in fp32: pow and the
+// multiply by the reciprocal root save that fp32 copy, and the multiply by a trainable weight saves the
+// 16-bit normalized tensor; the 16-bit input itself is saved by nothing. A fused norm (Transformer
+// Engine, Inductor, torch's LayerNorm kernel) saves its input and per-row statistics.
+double norm_bytes(const ModelSpec& m, const ActivationInputs& in) {
+  const double r = residual_bytes(in.upcast, in.precision);
+  if (m.norm != NormKind::rms || !in.eager_norms) return r;
+  return std::max(4.0, r) + (in.norms_train ? r : 0.0);
+}
+
 LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
   const ModelSpec& m = w.model();
   const double a = activation_bytes(in.precision);
@@ -34,9 +45,9 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
   const double normed = upcast ? r : g;  // a GEMM's input after a norm
 
   LayerTerms t;
-  // Attention block: two norm inputs, QKV input, Q/K/V (after rotary) for the score and value products,
-  // output-projection input, and the residual dropout mask.
-  t.outside += 2.0 * r * h;                                       // norm inputs (attention and MLP)
+  // Attention block: the norms' inputs, QKV input, Q/K/V (after rotary) for the score and value
+  // products, output-projection input, and the residual dropout mask.
+  t.outside += static_cast<double>(m.norms_per_layer) * norm_bytes(m, in) * h;
   t.outside += normed * h;                                        // QKV projection input
   t.rest += a * static_cast<double>(m.q_dim() + m.kv_dim() + m.v_dim());  // Q, K, V
   t.rest += g * static_cast<double>(m.attention_out_dim());              // o_proj input (flash attention's output O)
@@ -149,6 +160,8 @@ ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig&
   in.selective = stack.selective;
   in.flash_attention = stack.attention != AttentionKernel::eager;
   in.fused_activation = stack.fused_elementwise;
+  in.eager_norms = !stack.fused_elementwise;
+  in.norms_train = job.method == Method::full;
   in.loss_kept_bytes_per_logit = stack.loss.kept_bytes_per_logit;
   in.upcast = kbit_upcast(job, c);
   in.lora = job.method == Method::full ? nullptr : &job.lora;
@@ -190,9 +203,9 @@ ActivationMemory activation_memory(const Workload& w, const ActivationInputs& in
       mem.recompute_working = full_layer;
       break;
   }
-  // The final norm's input (the residual stream) and the lm_head's 16-bit input (autocast's copy of an
-  // upcast norm's output).
-  mem.outside_layers = (r + a) * static_cast<double>(m.hidden) * tokens / sp;
+  // What the final norm keeps of the residual stream and the lm_head's 16-bit input (autocast's copy of
+  // an upcast norm's output).
+  mem.outside_layers = (norm_bytes(m, in) + a) * static_cast<double>(m.hidden) * tokens / sp;
   // The lm_head output and what the stack's loss keeps beside it; Megatron's vocabulary-parallel
   // lm_head and cross-entropy split the logits by tp.
   mem.logits = static_cast<double>(m.head_outputs()) * tokens * (a + in.loss_kept_bytes_per_logit) / static_cast<double>(in.tp);

@@ -22,6 +22,10 @@ struct ActivationInputs {
   // A fused gated activation (Megatron-Core's bias_swiglu_impl, torch.compile's Inductor): it keeps
   // gate and up for its backward and recomputes act(gate), where eager PyTorch keeps that too.
   bool fused_activation = false;
+  // Norms run op by op (no fused kernel, no torch.compile): an RMSNorm then keeps an fp32 copy of its
+  // input for its backward, and its 16-bit normalized output where its weight trains.
+  bool eager_norms = false;
+  bool norms_train = false;  // a full fine-tune: the norms' weights have gradients
   // What the stack casts to fp32 around a 4-bit base (kbit_upcast in stack_habits.hpp): the residual
   // stream, the norms and what the 4-bit linears return after them in fp32, and under "all" the fp32
   // head's 16-bit copy autocast makes for its matmul, saved for the head's backward.

@@ -145,5 +145,26 @@ TEST(ActivationMemory, PipelineFirstStageHoldsPpMicroBatches) {
   EXPECT_DOUBLE_EQ(interleaved.layers_total - interleaved.outside_layers, 96.0 * per_layer * (1.0 + 7.0 / 24.0));
 }
 
+// An eager RMSNorm (LlamaRMSNorm: hidden_states.to(float32), pow, mean, rsqrt, multiply, cast back,
+// times the weight) keeps its fp32 input for pow's and the multiply's backward, and its 16-bit
+// normalized output for the weight's gradient where the weight trains; its 16-bit input is saved by
+// nothing. Llama 2 7B's two norms a layer: 2 x (4 - 2) x 4,096 = 16,384 bytes a token more than a
+// fused norm's 16-bit input with frozen norms (LoRA), 2 x (4 + 2 - 2) x 4,096 = 32,768 in a full
+// fine-tune. GPT's LayerNorm (one fused kernel saving its input and statistics) keeps its input either way.
+TEST(ActivationMemory, EagerRmsNormKeepsItsFp32Input) {
+  const Workload llama(test::fixtures::llama_2_7b(), TrainingJob{});
+  ActivationInputs in = inputs(Recompute::none, true);
+  const double fused = layer_activation_bytes_per_token(llama, in);
+  in.eager_norms = true;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes_per_token(llama, in) - fused, 2.0 * (4.0 - 2.0) * 4096.0);
+  in.norms_train = true;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes_per_token(llama, in) - fused, 2.0 * (4.0 + 2.0 - 2.0) * 4096.0);
+  ActivationInputs gpt = inputs(Recompute::none, true);
+  const double layer_norm = layer_activation_bytes_per_token(gpt3_175b(), gpt);
+  gpt.eager_norms = true;
+  gpt.norms_train = true;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes_per_token(gpt3_175b(), gpt), layer_norm);
+}
+
 }  // namespace
 }  // namespace preflight
