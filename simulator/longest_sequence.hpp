@@ -19,8 +19,9 @@ struct LongestSequence {
   std::int64_t granule = 1;      // the lengths tried are multiples of it
 };
 
-// Empty for an RL job (its length is its prompt and responses', not a free choice) or a config the
-// memory model refuses at some length. `vram_headroom` as the scenario's constraint.
+// Empty for an RL job (its length is its prompt and responses', not a free choice) or a model whose
+// context is shorter than one granule. A length the memory model refuses counts as one that does not
+// fit. `vram_headroom` as the scenario's constraint.
 std::optional<LongestSequence> longest_fitting_sequence(const Workload& workload, const Machine& machine,
                                                         const StrategyConfig& config, double vram_headroom);
 

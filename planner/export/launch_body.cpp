@@ -37,6 +37,9 @@ LaunchBody launch_body(const ExportPlan& p, const Rendezvous& r, const std::stri
       return body;
     case Framework::llm_foundry:
       throw InvalidConfig("framework", "an llm-foundry config is launched with Composer: export llm-foundry for its YAML");
+    case Framework::unsloth:
+      throw InvalidConfig("framework", "an Unsloth job is a Python script (FastLanguageModel with a TRL trainer), not a launcher "
+                                       "file preflight writes; export a transformers config instead");
     case Framework::transformers: break;
   }
   switch (sharding_scheme(c.sharding).engine) {

@@ -101,15 +101,11 @@ void adapters(ForeignObject& a, ImportedSetup& setup, const std::string& method)
     setup.set(method, four_bit && *four_bit ? "qlora" : "lora", a.file(), a.key_of("use_peft"));
     // TRL's trainers run PEFT's prepare_model_for_kbit_training (every 16-bit weight to fp32), then
     // under bf16 cast the adapters, embeddings and head back to bf16 and keep the norms fp32
-    // (peft_module_casting_to_bf16). A sharded QLoRA skips both (is_sharded_qlora): left to the
-    // default, which is none under FSDP and ZeRO-3.
-    const ImportedFact* sharding = setup.fact("config.sharding");
-    const bool sharded = sharding != nullptr && (sharding->value == "zero3" || sharding->value == "fsdp_full" ||
-                                                 sharding->value == "fsdp_hybrid");
-    if (four_bit && *four_bit && !sharded) {
-      const ImportedFact* precision = setup.fact("training.precision");
-      const bool bf16 = precision != nullptr && precision->value == "bf16";
-      setup.set("training.lora.upcast", bf16 ? "norms" : "all", a.file(), a.key_of("load_in_4bit"));
+    // (peft_module_casting_to_bf16). Without bf16 in the file the default decides from the scenario's
+    // precision; a sharded QLoRA is prepared by no stack (kbit_upcast), whichever file says so.
+    const ImportedFact* precision = setup.fact("training.precision");
+    if (four_bit && *four_bit && precision != nullptr && precision->value == "bf16") {
+      setup.set("training.lora.upcast", "norms", a.file(), a.key_of("load_in_4bit"));
     }
     if (const auto r = a.integer("lora_r", 1, 65536)) setup.set("training.lora.rank", *r, a.file(), a.key_of("lora_r"));
     if (const nlohmann::json* t = a.take("lora_target_modules"); t != nullptr && !t->is_null()) {

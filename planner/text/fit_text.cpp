@@ -21,7 +21,7 @@ std::string upcast_text(KbitUpcast upcast) {
     case KbitUpcast::all:
       return "k-bit preparation (PEFT): embeddings, head and norms in fp32, the residual stream fp32";
     case KbitUpcast::norms:
-      return "k-bit preparation (PEFT, then TRL's bf16 cast): norms in fp32, the residual stream fp32";
+      return "k-bit preparation: norms in fp32 (TRL's cast back of the tables, LLaMA-Factory's upcast_layernorm), the residual stream fp32";
     case KbitUpcast::none: return "";
   }
   return "";

@@ -100,10 +100,9 @@ Setup setup_of(const CsvRow& row, const Catalog& catalog, const fs::path& dir) {
   // Hugging Face's stacks (Trainer, PEFT, DeepSpeed) keep fp32 master weights and fp32 adapters.
   const bool hf_stack = framework == "transformers" || framework == "deepspeed" || framework == "trl";
   if (!hf_stack) r.stated("master_weights", "fp32 master weights not stated");
-  if (cell(row, "activation_checkpointing") == "unsloth") r.refuse("Unsloth's offloaded checkpointing not modelled");
   const bool limit = cell(row, "measured_kind") == "fit_limit";
   if (!limit && cell(row, "ran") == "true" && row.empty("measured_peak_gib")) r.refuse("no peak published");
-  // A limit no length reached (the source's OOM) has no length: the search starts from one token.
+  // A limit no length reached (the source's OOM) has no length: the search starts from the shortest.
   const std::optional<std::int64_t> seq =
       limit && cell(row, "ran") == "false" ? std::optional<std::int64_t>(1) : leading_integer(cell(row, "seq_len"));
   if (!seq) r.refuse("sequence length not stated");
@@ -155,7 +154,7 @@ Setup setup_of(const CsvRow& row, const Catalog& catalog, const fs::path& dir) {
   if (!row.empty("memory_GiB")) placed.gpu.memory_bytes = row.number("memory_GiB") * kGiB;
 
   StrategyConfig c;
-  c.framework = framework == "torchtitan" ? Framework::torchtitan : Framework::transformers;
+  c.framework = framework == "torchtitan" ? Framework::torchtitan : framework == "unsloth" ? Framework::unsloth : Framework::transformers;
   const std::string sharding = cell(row, "sharding");
   c.sharding = sharding == "fsdp" ? Sharding::fsdp_full : sharding == "zero3" ? Sharding::zero3 : Sharding::ddp;
   c.parallelism.tp = static_cast<int>(bounded("tp", row.integer("tp"), 1024));
@@ -163,10 +162,14 @@ Setup setup_of(const CsvRow& row, const Catalog& catalog, const fs::path& dir) {
   c.parallelism.cp = static_cast<int>(bounded("cp", row.integer("cp"), 1024));
   c.parallelism.sequence_parallel = c.parallelism.tp > 1;
   const std::string ac = cell(row, "activation_checkpointing");
-  c.recompute = ac == "full" ? Recompute::full : ac == "none" ? Recompute::none : Recompute::selective;
+  // Unsloth's checkpointing ("unsloth") checkpoints every layer and offloads the inputs it keeps to the
+  // host (the row's activation_offload says so).
+  c.recompute = ac == "full" || ac == "unsloth" ? Recompute::full : ac == "none" ? Recompute::none : Recompute::selective;
   c.micro_batch = micro;
   c.grad_accum = accum;
   c.offload.activations = cell(row, "activation_offload") == "cpu" ? OffloadTarget::cpu : OffloadTarget::none;
+  // A limit no length reached starts its search at the shortest length the layout takes.
+  if (limit && cell(row, "ran") == "false") job.seq_len = c.parallelism.tp * (c.parallelism.cp > 1 ? 2 * c.parallelism.cp : 1);
   const std::int64_t dp = gpus / (c.parallelism.tp * c.parallelism.pp * c.parallelism.cp);
   job.global_batch_sequences = std::max<std::int64_t>(1, dp) * micro * accum;
   job.tokens = 1e12;

@@ -455,6 +455,8 @@ LayerCost head_cost(const ModelSpec& m, const LayerCostInputs& in, const DeviceR
   const bool head_frozen = in.frozen_weights && !(in.lora != nullptr && in.lora->trains("lm_head"));
   half_linear(c, t, h, v, a, head_frozen, r);
   const LossHabits& loss = in.stack.loss;
+  // Cut Cross-Entropy computes every block of logits again in backward, from the hidden states.
+  if (!loss.logits_materialized) c.backward.add(half(gemm(t, v, h, a)), r, kGemm);
   const Shares loss_kernels = loss.kept_bytes_per_logit > 0.0 ? elementwise(false) : elementwise(true);
   streaming(c, t * v * loss.forward_bytes_per_logit, t * v * loss.backward_bytes_per_logit, r, loss_kernels);
   return c;

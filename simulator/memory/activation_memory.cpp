@@ -38,17 +38,18 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
   const bool dropout = m.hidden_dropout > 0.0;
 
   // After a k-bit upcast (KbitUpcast) the norms' outputs are fp32, and so is what bitsandbytes' 4-bit
-  // linears return for them: the MLP's gate, up and their product. Attention runs in 16 bits (the
-  // flash-attention path casts q, k and v back), its output and o_proj's input too.
+  // linears return for them: the MLP's gate, up and their product, which SiLU and the multiply save.
+  // A GEMM's fp32 input is saved by no one in it: bitsandbytes' MatMul4Bit keeps the 4-bit weight alone,
+  // and an adapter's lora_A saves autocast's 16-bit copy. Attention runs in 16 bits (the flash-attention
+  // path casts q, k and v back), its output and o_proj's input too.
   const double r = residual_bytes(in.upcast, in.precision);
   const bool upcast = r > a;
-  const double normed = upcast ? r : g;  // a GEMM's input after a norm
 
   LayerTerms t;
   // Attention block: the norms' inputs, QKV input, Q/K/V (after rotary) for the score and value
   // products, output-projection input, and the residual dropout mask.
   t.outside += static_cast<double>(m.norms_per_layer) * norm_bytes(m, in) * h;
-  t.outside += normed * h;                                        // QKV projection input
+  t.outside += g * h;                                             // QKV projection input
   t.rest += a * static_cast<double>(m.q_dim() + m.kv_dim() + m.v_dim());  // Q, K, V
   t.rest += g * static_cast<double>(m.attention_out_dim());              // o_proj input (flash attention's output O)
   // A fused attention keeps its output O in 16 bits for its own backward; with fp8 linears the o_proj
@@ -74,10 +75,10 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
   // fused_bias_swiglu.py; torch.compile's partitioner recomputes point-wise ops from the GEMM outputs
   // rather than save them, so at most that). An expert model's layers of each kind in their share: an
   // expert layer's top-k routed experts, its shared expert and router logits (fp32); a dense layer's MLP.
-  t.outside += normed * h;
+  t.outside += g * h;
   const double mlp_a = upcast ? r : a;
   const double gated = in.fused_activation ? 2.0 * mlp_a : 3.0 * mlp_a;
-  const double per_width = m.mlp == MlpKind::gated ? gated + (upcast ? r : g) : mlp_a + (upcast ? r : g);
+  const double per_width = m.mlp == MlpKind::gated ? gated + g : mlp_a + g;
   const std::vector<LayerKind>& kinds = w.layer_kinds();
   const double expert_share = static_cast<double>(kinds.front().layers) / static_cast<double>(m.layers);
   const double shared = m.is_moe() ? static_cast<double>(m.shared_intermediate) : 0.0;
@@ -105,6 +106,24 @@ LayerTerms layer_terms(const Workload& w, const ActivationInputs& in) {
 }
 
 }  // namespace
+
+double backward_transient_bytes_per_token(const Workload& w, const ActivationInputs& in) {
+  const ModelSpec& m = w.model();
+  // The MLP's width a token passes through: a dense layer's, or an expert layer's routed experts and
+  // shared one (whichever kind of layer is wider).
+  double width = static_cast<double>(m.intermediate);
+  if (m.is_moe()) {
+    width = std::max(static_cast<double>(m.routed_per_token()) * static_cast<double>(m.intermediate) + static_cast<double>(m.shared_intermediate),
+                     static_cast<double>(m.dense_intermediate));
+  }
+  // Eager: down_proj's input gradient, then the product's backward writes the gradients of act(gate)
+  // and up beside it (three at once); a fused activation's backward writes gate's and up's from the
+  // first (two). A GELU MLP holds fc2's input gradient and the GELU's input gradient. In the MLP's
+  // width after a k-bit upcast (fp32 intermediates), else the activations'.
+  const double bytes = std::max(residual_bytes(in.upcast, in.precision), activation_bytes(in.precision));
+  const double held = m.mlp == MlpKind::gated ? (in.fused_activation ? 2.0 : 3.0) : 2.0;
+  return held * width * bytes / static_cast<double>(in.tp);
+}
 
 EveryOtherMatmul every_other_matmul(const Workload& w, const ActivationInputs& in) {
   const ModelSpec& m = w.model();
@@ -163,6 +182,7 @@ ActivationInputs activation_inputs(const TrainingJob& job, const StrategyConfig&
   in.eager_norms = !stack.fused_elementwise;
   in.norms_train = job.method == Method::full;
   in.loss_kept_bytes_per_logit = stack.loss.kept_bytes_per_logit;
+  in.logits_materialized = stack.loss.logits_materialized;
   in.upcast = kbit_upcast(job, c);
   in.lora = job.method == Method::full ? nullptr : &job.lora;
   in.tp = c.parallelism.tp;
@@ -209,15 +229,19 @@ ActivationMemory activation_memory(const Workload& w, const ActivationInputs& in
   // The lm_head output and what the stack's loss keeps beside it; Megatron's vocabulary-parallel
   // lm_head and cross-entropy split the logits by tp.
   mem.logits = static_cast<double>(m.head_outputs()) * tokens * (a + in.loss_kept_bytes_per_logit) / static_cast<double>(in.tp);
+  // Fused over vocabulary blocks, the loss keeps each token's fp32 log-sum-exp for its backward.
+  if (!in.logits_materialized) mem.logits = 4.0 * tokens;
   mem.no_grad_logits = static_cast<double>(m.head_outputs()) * tokens * a / static_cast<double>(in.tp);
-  // A frozen fp32 head under autocast: cast to 16 bits on every call (autocast caches casts of trainable
+  // A frozen fp32 head under autocast (16-bit training): cast to 16 bits on every call (autocast caches casts of trainable
   // leaves only), the copy saved by the matmul for the head's backward, which needs it for the input's
   // gradient.
-  if (in.upcast == KbitUpcast::all) {
+  if (in.upcast == KbitUpcast::all && a < 4.0) {
     mem.logits += a * static_cast<double>(m.head_outputs()) * static_cast<double>(m.hidden) / static_cast<double>(in.tp);
   }
+  mem.backward_working = backward_transient_bytes_per_token(w, in) * tokens;
   const double layers = static_cast<double>(in.stage_layers > 0 ? in.stage_layers : m.layers);
-  mem.layers_total = mem.per_layer_stored * layers * in.in_flight_micro_batches + mem.recompute_working + mem.outside_layers;
+  mem.layers_total = mem.per_layer_stored * layers * in.in_flight_micro_batches + mem.recompute_working + mem.backward_working +
+                     mem.outside_layers;
   return mem;
 }
 

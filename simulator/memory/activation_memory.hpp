@@ -30,6 +30,8 @@ struct ActivationInputs {
   // stream, the norms and what the 4-bit linears return after them in fp32, and under "all" the fp32
   // head's 16-bit copy autocast makes for its matmul, saved for the head's backward.
   KbitUpcast upcast = KbitUpcast::none;
+  // The head and loss fused over vocabulary blocks (Cut Cross-Entropy): no logits held.
+  bool logits_materialized = true;
   // What the stack's loss keeps per logit beside the lm_head output (stack_habits.hpp).
   double loss_kept_bytes_per_logit = 8.0;
   const LoraSpec* lora = nullptr;  // adapters add their own saved tensors
@@ -47,13 +49,16 @@ struct ActivationInputs {
 struct ActivationMemory {
   double per_layer_stored = 0.0;     // what one layer keeps until its backward, under the recompute policy
   double recompute_working = 0.0;    // what one layer rebuilds at once during its backward (full or op-level recompute)
+  // The gradients a layer's backward holds at once beside what it consumes: its MLP's, the widest
+  // (backward_transient_bytes_per_token).
+  double backward_working = 0.0;
   double outside_layers = 0.0;       // final norm and lm_head inputs
   double logits = 0.0;               // lm_head output and the fp32 loss buffers
   // The lm_head output of a forward without gradients (a preference objective's reference): the
   // logits in the activations' dtype, no loss buffers kept for a backward (TRL reads their
   // log-probabilities a row at a time).
   double no_grad_logits = 0.0;
-  double layers_total = 0.0;         // per_layer_stored * layers in flight + recompute_working + outside_layers
+  double layers_total = 0.0;         // per_layer_stored * layers in flight + recompute_working + backward_working + outside_layers
 
   double total() const { return layers_total + logits; }
 };
@@ -74,6 +79,13 @@ struct EveryOtherMatmul {
   double matmul_share_again = 0.0;
 };
 EveryOtherMatmul every_other_matmul(const Workload& workload, const ActivationInputs& in);
+
+// What a layer's backward holds at once beside the activations it consumes, per token: the gradients
+// of its MLP's intermediates (the widest of the layer's), which no count of saved tensors includes.
+// Korthikanti et al. count what forward saves; the backward's own working set is what fills the memory
+// left once a checkpointed model's saved tensors are small (Unsloth's published context limits: about
+// 2 x I x 2 bytes a token beside the rebuilt layer).
+double backward_transient_bytes_per_token(const Workload& workload, const ActivationInputs& in);
 
 ActivationMemory activation_memory(const Workload& workload, const ActivationInputs& in);
 

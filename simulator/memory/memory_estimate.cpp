@@ -178,7 +178,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   double offloaded = 0.0;
   double kept = 0.0;
   if (c.offload.activations == OffloadTarget::cpu) {
-    const double stored = act.layers_total - act.recompute_working - act.outside_layers;
+    const double stored = act.layers_total - act.recompute_working - act.backward_working - act.outside_layers;
     kept = std::min(stored, md::kActivationOffloadLayersOnGpu * act.per_layer_stored);
     offloaded = stored - kept;
     g.activations -= offloaded;
@@ -206,7 +206,7 @@ MemoryEstimate estimate_memory(const Workload& w, const StrategyConfig& c, const
   e.peak_bytes = g.total();
   e.outside_allocator_bytes = g.cuda_context + (world > 1.0 ? md::kNcclBufferBytes : 0.0) + (paged(job.optimizer) ? g.optimizer : 0.0);
   // Offloaded, even the layers kept may have left by the time the head runs.
-  e.peak_floor_bytes = e.peak_bytes - g.gathered_params - act.recompute_working - kept;
+  e.peak_floor_bytes = e.peak_bytes - g.gathered_params - act.recompute_working - act.backward_working - kept;
   e.host_bytes_per_node = host_bytes_per_node(footprint, states, layout) +
                           (e.paged_out_bytes + offloaded + e.reference_host_bytes) * node.gpus_per_node;
   e.offloaded_activation_bytes = offloaded;

@@ -13,6 +13,7 @@ bool stack_builds(Framework framework, OptimizerKind o) {
     case Framework::megatron: return o == OptimizerKind::adamw || o == OptimizerKind::sgd_momentum;
     case Framework::torchtitan: return o == OptimizerKind::adamw;
     case Framework::transformers:
+    case Framework::unsloth:  // the Trainer's optimizers, bitsandbytes' among them
     case Framework::llm_foundry: return true;
   }
   return false;

@@ -15,11 +15,13 @@ namespace preflight {
 // offload.optimizer) and why.
 LayoutRefusal optimizer_refusal(const TrainingJob& job, const StrategyConfig& config);
 
-// Which stacks run which objective: TRL's trainers run every preference objective on transformers;
+// Which stacks run which objective: TRL's trainers run every preference objective on transformers,
+// and on Unsloth's patched models (its RL, generating with vLLM inside the trainer, is not modelled);
 // NeMo-Aligner runs DPO and reward models on Megatron; torchtitan and llm-foundry train with the
 // next-token loss alone.
 constexpr bool runs_objective(Framework framework, TrainingObjective o) {
   return o == TrainingObjective::sft || framework == Framework::transformers ||
+         (framework == Framework::unsloth && o != TrainingObjective::rl) ||
          (framework == Framework::megatron &&
           (o == TrainingObjective::dpo || o == TrainingObjective::reward || o == TrainingObjective::rl));
 }

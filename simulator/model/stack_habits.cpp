@@ -36,6 +36,7 @@ AttentionKernel default_attention(Framework f, GpuArchitecture arch) {
     case Framework::transformers:  // attn_implementation "sdpa" (the default) or "flash_attention_2"
     case Framework::torchtitan:    // F.scaled_dot_product_attention: its flash backend is FlashAttention-2
     case Framework::llm_foundry:   // attn_config.attn_impl "flash": flash-attn 2
+    case Framework::unsloth:       // flash-attn 2 where installed, else xformers' or SDPA's fused kernels
       return AttentionKernel::flash2;
   }
   return AttentionKernel::flash2;
@@ -52,6 +53,11 @@ LossHabits loss_habits(Framework f, bool torch_compile) {
       // loss_fn "fused_crossentropy" (flash-attn's Triton cross-entropy, inplace_backward): one read of
       // the 16-bit logits forward; backward reads them and writes the gradient over them.
       return {0.0, 2.0, 4.0};
+    case Framework::unsloth:
+      // Apple's Cut Cross-Entropy (Unsloth since December 2024, unsloth.ai/blog/llama3-3): the lm_head
+      // and the loss in one kernel over blocks of the vocabulary in on-chip memory; the logits are
+      // never written to HBM, and the backward computes each block again.
+      return {0.0, 0.0, 0.0, false};
     case Framework::transformers:
     case Framework::torchtitan:
       if (torch_compile) {
@@ -98,7 +104,8 @@ StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash
   }
   // Megatron's Transformer Engine modules fuse norm + cast and bias + activation; torch.compile fuses
   // the element-wise chain between GEMMs (Megatron does not compile).
-  h.fused_elementwise = framework == Framework::megatron || job.torch_compile;
+  // Unsloth replaces the norms, rotary and gated activation with its Triton kernels.
+  h.fused_elementwise = framework == Framework::megatron || framework == Framework::unsloth || job.torch_compile;
   // The loss compiled with the model unless the job says otherwise (torchtitan's 2024 releases compiled
   // each block alone: "compiling loss function causes CUDA errors, turning off for now", train.py).
   h.loss = loss_habits(framework, job.compile_loss.value_or(job.torch_compile) && framework != Framework::megatron);
@@ -122,9 +129,15 @@ StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash
 
 KbitUpcast kbit_upcast(const TrainingJob& job, const StrategyConfig& config) {
   if (job.method != Method::qlora) return KbitUpcast::none;
+  // A sharded 4-bit base is prepared by no stack: TRL skips it (is_sharded_qlora: the 4-bit weights on
+  // the CPU or meta device under any FSDP), axolotl too (qlora_fsdp), and ZeRO-3 gathers what it is given.
+  const ShardingScheme scheme = sharding_scheme(config.sharding);
+  if (scheme.engine == Engine::fsdp || scheme.stage == 3) return KbitUpcast::none;
   if (job.lora.upcast) return *job.lora.upcast;
-  const bool sharded = sharding_scheme(config.sharding).stage == 3;
-  return config.framework == Framework::transformers && !sharded ? KbitUpcast::all : KbitUpcast::none;
+  if (config.framework != Framework::transformers) return KbitUpcast::none;
+  // A preference or RL objective on transformers is TRL's trainer, which casts the tables back under
+  // bf16; a supervised fine-tune is PEFT's recipe as its docs and the QLoRA paper's script run it.
+  return job.objective != TrainingObjective::sft && job.precision == Precision::bf16 ? KbitUpcast::norms : KbitUpcast::all;
 }
 
 double residual_bytes(KbitUpcast upcast, Precision precision) {
@@ -213,6 +226,14 @@ LayoutRefusal layout_refusal(Framework framework, const StrategyConfig& c) {
       if (scheme.engine == Engine::deepspeed) return {"sharding", "llm-foundry shards with PyTorch FSDP or ddp"};
       if (model_parallel_layout) return {"parallelism", "llm-foundry trains without tensor or pipeline parallelism"};
       if (offload) return {"offload", "llm-foundry's setups keep every state on the GPU"};
+      return {};
+    case Framework::unsloth:
+      // Unsloth trains on one GPU, or replicated with DDP (accelerate or torchrun); it patches the model,
+      // not DeepSpeed's or FSDP's sharding, and offloads only its checkpoints (offload.activations).
+      if (c.sharding != Sharding::ddp) return {"sharding", "unsloth trains on one GPU or with ddp"};
+      if (model_parallel_layout) return {"parallelism", "unsloth trains without tensor or pipeline parallelism"};
+      if (offload) return {"offload", "unsloth keeps the weights and optimizer states on the GPU (its offload is the checkpoints': "
+                                      "offload.activations)"};
       return {};
   }
   return {};

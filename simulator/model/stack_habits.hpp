@@ -18,6 +18,9 @@ struct LossHabits {
   double kept_bytes_per_logit = 0.0;      // held from the loss forward to its backward, beside the lm_head output
   double forward_bytes_per_logit = 0.0;   // HBM traffic of the loss forward (upcast, softmax, gather)
   double backward_bytes_per_logit = 0.0;  // and of its backward, down to the lm_head output's gradient
+  // false: the head and the loss run fused over blocks of the vocabulary (Cut Cross-Entropy): no
+  // logits in HBM, the head's matmul run again in backward.
+  bool logits_materialized = true;
 };
 
 // What the stack's selective activation checkpointing keeps. Megatron's (Korthikanti et al. 2022, its
@@ -57,11 +60,12 @@ constexpr SelectiveRecompute selective_recompute(Framework framework) {
 // The stack's habits for a job on a GPU generation. `flash_attention` false forces unfused attention.
 StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash_attention, GpuArchitecture arch);
 
-// What the stack casts to fp32 around a QLoRA's 4-bit base (KbitUpcast in training_job.hpp): the
-// job's training.lora.upcast, else PEFT's prepare_model_for_kbit_training ("all") under transformers
-// on an unsharded layout, which TRL's SFTTrainer and axolotl call for a 4-bit model. Under FSDP or
-// ZeRO-3 they skip it (TRL's is_sharded_qlora: the 4-bit weights stored in bf16 to be sharded), and
-// the other stacks quantize their own way: "none".
+// What the stack casts to fp32 around a QLoRA's 4-bit base (KbitUpcast in training_job.hpp). Under
+// FSDP or ZeRO-3 none, whatever the job says: every stack skips the preparation for a sharded 4-bit
+// base (TRL's is_sharded_qlora, axolotl's qlora_fsdp). Otherwise the job's training.lora.upcast, else
+// under transformers PEFT's prepare_model_for_kbit_training ("all", as PEFT's docs and the QLoRA
+// paper's script run a supervised fine-tune), or TRL's cast back ("norms") for a preference or RL
+// objective in bf16; the other stacks quantize their own way: "none".
 KbitUpcast kbit_upcast(const TrainingJob& job, const StrategyConfig& config);
 
 // Bytes per element of the residual stream and the norms' inputs and outputs: fp32 once a k-bit

@@ -14,12 +14,14 @@ enum class Framework {
   transformers,  // Hugging Face modeling code under Trainer / Accelerate / TRL / axolotl, DeepSpeed or PyTorch FSDP
   megatron,      // Megatron-LM / Megatron-Core / NeMo with Transformer Engine
   torchtitan,    // PyTorch FSDP2 (and TP/PP), torch.compile
-  llm_foundry    // MosaicML Composer + FSDP
+  llm_foundry,   // MosaicML Composer + FSDP
+  unsloth        // Unsloth: Hugging Face models patched with its Triton kernels, on one GPU or DDP
 };
-inline constexpr EnumNames<Framework, 4> kFrameworkNames{{{Framework::transformers, "transformers"},
+inline constexpr EnumNames<Framework, 5> kFrameworkNames{{{Framework::transformers, "transformers"},
                                                           {Framework::megatron, "megatron"},
                                                           {Framework::torchtitan, "torchtitan"},
-                                                          {Framework::llm_foundry, "llm-foundry"}}};
+                                                          {Framework::llm_foundry, "llm-foundry"},
+                                                          {Framework::unsloth, "unsloth"}}};
 inline std::string to_string(Framework f) { return std::string(name_of(kFrameworkNames, f)); }
 
 // The attention kernel a step runs. `automatic`: the stack's own choice for the GPU (stack_habits).

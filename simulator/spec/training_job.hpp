@@ -38,8 +38,9 @@ enum class ReferenceSource { model, precomputed, none };
 // prepare_model_for_kbit_training casts every 16-bit parameter but the 4-bit ones (embeddings, lm_head,
 // norms) to fp32 (peft/utils/other.py; the QLoRA paper's qlora.py, TRL's SFTTrainer and axolotl call
 // it). norms: TRL then casts the embeddings and head back to bf16 under bf16 training and keeps the
-// norms in fp32 (peft_module_casting_to_bf16). none: the 16-bit weights stay 16-bit (LLaMA-Factory,
-// axolotl with flash attention, torchtune, litgpt, Unsloth). With fp32 norm weights the norms' outputs
+// norms in fp32 (peft_module_casting_to_bf16; LLaMA-Factory's upcast_layernorm alike). none: the 16-bit
+// weights stay 16-bit (LLaMA-Factory, axolotl, which casts them back for every adapter, torchtune,
+// litgpt, Unsloth). With fp32 norm weights the norms' outputs
 // are fp32, bitsandbytes' Linear4bit returns its input's dtype, so the MLP's output and the residual
 // stream after it are fp32 (transformers' flash-attention path warns "The input hidden states seems to
 // be silently casted in float32" and casts q, k, v back).

@@ -155,9 +155,10 @@ void StepBuilder::backward_layer(Pass& p, int l, std::optional<TaskId> start, do
       parallel_syncs(p, l, false);
     }
   }
-  const TaskId bwd =
-      compute(p, TaskKind::compute, "backward", l, c_.layer.backward, slowdown * tp_.compute_slowdown(true), 0.0, freed,
-              ready, f.layer_backward_seconds);
+  // The backward's own gradients live while it runs (ActivationMemory::backward_working).
+  const double working = c_.activations.backward_working;
+  const TaskId bwd = compute(p, TaskKind::compute, "backward", l, c_.layer.backward, slowdown * tp_.compute_slowdown(true), working,
+                             freed + working, ready, f.layer_backward_seconds);
   g_.after(bwd, back);
   parallel_syncs(p, l, true);
   if (sharded) {

@@ -138,11 +138,11 @@ TEST(ActivationMemory, PipelineFirstStageHoldsPpMicroBatches) {
   in.stage_layers = 96 / 8;
   in.in_flight_micro_batches = 8.0;
   const ActivationMemory first_stage = activation_memory(m, in);
-  EXPECT_DOUBLE_EQ(first_stage.layers_total - first_stage.outside_layers, 96.0 * per_layer);
-  EXPECT_DOUBLE_EQ(whole.layers_total - whole.outside_layers, 96.0 * per_layer);
+  EXPECT_DOUBLE_EQ(first_stage.layers_total - first_stage.outside_layers - first_stage.backward_working, 96.0 * per_layer);
+  EXPECT_DOUBLE_EQ(whole.layers_total - whole.outside_layers - whole.backward_working, 96.0 * per_layer);
   in.in_flight_micro_batches = 8.0 * (1.0 + 7.0 / (8.0 * 3.0));  // interleaved, 3 chunks
   const ActivationMemory interleaved = activation_memory(m, in);
-  EXPECT_DOUBLE_EQ(interleaved.layers_total - interleaved.outside_layers, 96.0 * per_layer * (1.0 + 7.0 / 24.0));
+  EXPECT_DOUBLE_EQ(interleaved.layers_total - interleaved.outside_layers - interleaved.backward_working, 96.0 * per_layer * (1.0 + 7.0 / 24.0));
 }
 
 // An eager RMSNorm (LlamaRMSNorm: hidden_states.to(float32), pow, mean, rsqrt, multiply, cast back,

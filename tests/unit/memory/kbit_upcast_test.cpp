@@ -78,18 +78,23 @@ TEST(KbitUpcast, TheResidualStreamIsFp32AndTheHeadsCopyIsHeld) {
   EXPECT_DOUBLE_EQ(none.per_layer_stored, 2.0 * 4096.0 * seq);
   EXPECT_DOUBLE_EQ(all.per_layer_stored, 4.0 * 4096.0 * seq);
   EXPECT_DOUBLE_EQ(norms.per_layer_stored, 4.0 * 4096.0 * seq);
-  EXPECT_DOUBLE_EQ(all.logits - none.logits, kTables);  // one table's 128,256 x 4,096 at 2 bytes
+  const double head_copy = 128'256.0 * 4096.0 * 2.0;
+  EXPECT_DOUBLE_EQ(all.logits - none.logits, head_copy);
   EXPECT_DOUBLE_EQ(norms.logits, none.logits);
   // The layer rebuilt in backward holds its fp32 norms' outputs and MLP intermediates.
   EXPECT_GT(all.recompute_working, none.recompute_working);
 }
 
-// The default follows the stack: PEFT's preparation under transformers on one GPU or DDP; none under
-// FSDP or ZeRO-3 (TRL's sharded QLoRA skips it), none on other stacks, none for a 16-bit LoRA.
+// The default follows the stack: PEFT's preparation under transformers on one GPU or DDP, TRL's cast
+// back for a preference objective in bf16; none on other stacks and for a 16-bit LoRA. A sharded 4-bit
+// base is prepared by no stack (TRL's is_sharded_qlora under any FSDP, axolotl's qlora_fsdp), whatever
+// the job says.
 TEST(KbitUpcast, TheDefaultIsTheStacks) {
   const Workload unset = qlora_8b(std::nullopt);
   EXPECT_EQ(kbit_upcast(unset.job(), one_gpu()), KbitUpcast::all);
+  EXPECT_EQ(kbit_upcast(unset.job(), one_gpu(Sharding::zero2)), KbitUpcast::all);
   EXPECT_EQ(kbit_upcast(unset.job(), one_gpu(Sharding::fsdp_full)), KbitUpcast::none);
+  EXPECT_EQ(kbit_upcast(unset.job(), one_gpu(Sharding::fsdp_grad_op)), KbitUpcast::none);
   EXPECT_EQ(kbit_upcast(unset.job(), one_gpu(Sharding::zero3)), KbitUpcast::none);
   StrategyConfig megatron = one_gpu();
   megatron.framework = Framework::megatron;
@@ -97,8 +102,25 @@ TEST(KbitUpcast, TheDefaultIsTheStacks) {
   TrainingJob lora = unset.job();
   lora.method = Method::lora;
   EXPECT_EQ(kbit_upcast(lora, one_gpu()), KbitUpcast::none);
-  // The user's word wins where the default would not cast.
-  EXPECT_EQ(kbit_upcast(qlora_8b(KbitUpcast::norms).job(), one_gpu(Sharding::fsdp_full)), KbitUpcast::norms);
+  TrainingJob dpo = unset.job();
+  dpo.objective = TrainingObjective::dpo;
+  EXPECT_EQ(kbit_upcast(dpo, one_gpu()), KbitUpcast::norms);
+  dpo.precision = Precision::fp16;
+  EXPECT_EQ(kbit_upcast(dpo, one_gpu()), KbitUpcast::all);
+  EXPECT_EQ(kbit_upcast(qlora_8b(KbitUpcast::norms).job(), one_gpu()), KbitUpcast::norms);
+  EXPECT_EQ(kbit_upcast(qlora_8b(KbitUpcast::norms).job(), one_gpu(Sharding::fsdp_full)), KbitUpcast::none);
+}
+
+// Without autocast (fp32 training) the fp32 head runs as it is: no 16-bit copy is made.
+TEST(KbitUpcast, AnFp32JobHoldsNoCopyOfTheHead) {
+  const auto logits = [](std::optional<KbitUpcast> u) {
+    TrainingJob job = qlora_8b(u).job();
+    job.precision = Precision::fp32;
+    const Workload w(test::fixtures::llama_3_1_8b(), job);
+    const StrategyConfig c = one_gpu();
+    return activation_memory(w, activation_inputs(job, c, stack_habits(c.framework, job, true, GpuArchitecture::hopper))).logits;
+  };
+  EXPECT_DOUBLE_EQ(logits(KbitUpcast::all), logits(KbitUpcast::none));
 }
 
 }  // namespace

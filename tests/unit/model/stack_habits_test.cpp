@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "simulator/model/optimizer_refusal.hpp"
 #include "simulator/model/stack_habits.hpp"
 #include "simulator/spec/errors.hpp"
 
@@ -82,6 +83,28 @@ TEST(StackHabits, LayoutsEachStackShips) {
   c.offload = {OffloadTarget::cpu, OffloadTarget::cpu};
   EXPECT_EQ(layout_refusal(Framework::llm_foundry, c).field, "offload");
   EXPECT_TRUE(layout_refusal(Framework::transformers, c).empty());
+}
+
+// Unsloth (training.framework "unsloth"): its Triton kernels fuse the norms, rotary and activation;
+// Apple's Cut Cross-Entropy runs the head and loss over blocks of the vocabulary, never writing the
+// logits; it trains on one GPU or with DDP; it runs TRL's preference trainers, not (here) its RL.
+TEST(StackHabits, UnslothFusesItsKernelsAndNeverWritesTheLogits) {
+  TrainingJob job;
+  const StackHabits u = stack_habits(Framework::unsloth, job, true, GpuArchitecture::hopper);
+  EXPECT_TRUE(u.fused_elementwise);
+  EXPECT_EQ(u.attention, AttentionKernel::flash2);
+  EXPECT_FALSE(u.loss.logits_materialized);
+  EXPECT_EQ(u.loss.kept_bytes_per_logit, 0.0);
+  EXPECT_TRUE(stack_habits(Framework::transformers, job, true, GpuArchitecture::hopper).loss.logits_materialized);
+  StrategyConfig c;
+  c.framework = Framework::unsloth;
+  EXPECT_TRUE(layout_refusal(Framework::unsloth, c).empty());
+  c.sharding = Sharding::zero3;
+  EXPECT_EQ(layout_refusal(Framework::unsloth, c).field, "sharding");
+  c.sharding = Sharding::fsdp_full;
+  EXPECT_EQ(layout_refusal(Framework::unsloth, c).field, "sharding");
+  EXPECT_TRUE(runs_objective(Framework::unsloth, TrainingObjective::dpo));
+  EXPECT_FALSE(runs_objective(Framework::unsloth, TrainingObjective::rl));
 }
 
 }  // namespace

@@ -83,7 +83,8 @@ TEST(TimelinePeakFloor, NeverAboveTheSimulatedPeakAndThePeakWhereNothingIsLeftOu
     EXPECT_LE(floor, peak * (1.0 + 1e-12)) << c.name;
     switch (c.floor) {
       case Case::exact:
-        EXPECT_EQ(floor, in.memory.peak_bytes) << c.name;  // the sum of the components
+        // The sum of the components but the backward's own gradients, which never meet the head's peak.
+        EXPECT_LT(floor, in.memory.peak_bytes) << c.name;
         EXPECT_NEAR(floor, peak, 1e-12 * peak) << c.name;
         break;
       case Case::left_out: EXPECT_LT(floor, in.memory.peak_bytes) << c.name; break;
