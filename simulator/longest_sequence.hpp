@@ -1,8 +1,8 @@
 #pragma once
 // The longest sequence a config fits: what a team searching the context it can afford on its GPUs
 // would otherwise find by running out of memory. Everything but the sequence length stays as given
-// (micro-batch, accumulation, layout, recompute); the answer is within one granule (the lengths the
-// layout accepts: a multiple of 2 x cp x tp) of the boundary.
+// (micro-batch, accumulation, layout, recompute); the answer is a length that fits, within a thousandth
+// (and one granule: the lengths the layout accepts are multiples of 2 x cp x tp) of the boundary.
 
 #include <cstdint>
 #include <optional>
