@@ -67,7 +67,7 @@ std::string targets_of(Framework f) {
     case Framework::torchtitan: return "`preflight export torchtitan`";
     case Framework::llm_foundry: return "`preflight export llm-foundry`";
     case Framework::transformers: return "`preflight export deepspeed`, `accelerate` or `torchrun`";
-    case Framework::unsloth: return "no target (an Unsloth job is a Python script)";
+    case Framework::unsloth: return "`preflight export torchrun` with framework transformers (an Unsloth job is a Python script)";
   }
   return "";
 }

@@ -124,9 +124,13 @@ void import_axolotl(const nlohmann::json& json, const std::string& file, Importe
     if (gc->is_boolean()) {
       setup.set("config.activation_checkpointing", gc->get<bool>() ? "full" : "none", file, "gradient_checkpointing");
     } else {
-      // "offload" / "unsloth": recompute with the saved inputs moved to the host; counted as full recompute.
+      // "offload" / "unsloth": every layer checkpointed, the inputs it keeps moved to the host.
       setup.set("config.activation_checkpointing", "full", file, "gradient_checkpointing");
-      setup.note(file + ": gradient_checkpointing " + io::describe(*gc) + " read as full recompute (the saved layer inputs kept on the GPU: memory is overestimated)");
+      if (gc->is_string() && (*gc == "offload" || *gc == "unsloth")) {
+        setup.set("config.offload.activations", "cpu", file, "gradient_checkpointing");
+      } else {
+        setup.note(file + ": gradient_checkpointing " + io::describe(*gc) + " read as full recompute (the saved layer inputs kept on the GPU)");
+      }
     }
   }
   if (const std::optional<std::string> ds = a.string("deepspeed")) setup.merge(import_reference(*ds, file, "deepspeed", context, "DeepSpeed config"));

@@ -83,8 +83,9 @@ EveryOtherMatmul every_other_matmul(const Workload& workload, const ActivationIn
 // What a layer's backward holds at once beside the activations it consumes, per token: the gradients
 // of its MLP's intermediates (the widest of the layer's), which no count of saved tensors includes.
 // Korthikanti et al. count what forward saves; the backward's own working set is what fills the memory
-// left once a checkpointed model's saved tensors are small (Unsloth's published context limits: about
-// 2 x I x 2 bytes a token beside the rebuilt layer).
+// left once a checkpointed model's saved tensors are small. Sized from the kernels' backward (3 or 2
+// gradients of width I); Unsloth's published context limits, about 2 x I x 2 bytes a token beside the
+// rebuilt layer, agree, and so are no independent check of it.
 double backward_transient_bytes_per_token(const Workload& workload, const ActivationInputs& in);
 
 ActivationMemory activation_memory(const Workload& workload, const ActivationInputs& in);

@@ -53,9 +53,10 @@ struct MemoryEstimate {
   // pipelining) rather than one unit gathered around its use.
   bool gathered_stay = false;
   // What the step's timeline holds for certain when the first micro-batch's head starts (see
-  // timeline_peak_floor below): no simulated peak is lower. `peak_bytes` less the gathered units and
-  // recompute's working layer, the only parts that may not be allocated by then (units that stay
-  // gathered through the step are allocated already: the floor is looser there, never wrong).
+  // timeline_peak_floor below): no simulated peak is lower. `peak_bytes` less the gathered units,
+  // recompute's working layer and the backward's own gradients, the only parts that may not be
+  // allocated by then (units that stay gathered through the step are allocated already: the floor is
+  // looser there, never wrong).
   double peak_floor_bytes = 0.0;
   // Paged optimizers (bitsandbytes' paged AdamW): the states the driver keeps on the host because the
   // step's peak would not fit with them; `gpu.optimizer` is what stays. Each step moves them in for the
@@ -111,9 +112,10 @@ double resident_bytes(const MemoryEstimate& memory);
 // units are freed by the forward that follows their gather. So when the first micro-batch's head
 // starts, it holds at least the resident states (those of the other in-flight micro-batches
 // included), every layer's kept activations of that micro-batch and the head's logits and inputs:
-// the sum of the components less the gathered units and full recompute's working layer. Where
-// neither applies and micro-batches are not paired, that floor is the sum itself, so the simulated
-// peak equals it (tests/unit/step/timeline_peak_floor_test.cpp).
+// the sum of the components less the gathered units, full recompute's working layer and the
+// backward's own gradients. Where neither of the first two applies and micro-batches are not paired,
+// the simulated peak equals that floor: the backward's gradients never meet the head's peak
+// (tests/unit/step/timeline_peak_floor_test.cpp).
 bool timeline_peak_exceeds_capacity(const MemoryEstimate& memory);
 
 // Whether a config cannot fit even before activations: what stays resident alone exceeds the usable

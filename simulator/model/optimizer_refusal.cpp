@@ -30,8 +30,8 @@ LayoutRefusal optimizer_refusal(const TrainingJob& job, const StrategyConfig& c)
   }
   if (!runs_objective(c.framework, job.objective)) {
     return {"training.method", "training.method \"" + to_string(job.objective) + "\" does not run on " + to_string(c.framework) +
-                                   " (transformers runs every preference objective with TRL; megatron runs dpo and reward with "
-                                   "NeMo-Aligner, rl with NeMo-RL and verl)"};
+                                   " (transformers runs every preference objective with TRL, unsloth all but rl; megatron runs "
+                                   "dpo and reward with NeMo-Aligner, rl with NeMo-RL and verl)"};
   }
   const OptimizerKind o = job.optimizer;
   const bool bitsandbytes = o == OptimizerKind::adamw8bit || paged(o);

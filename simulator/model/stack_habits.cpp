@@ -42,7 +42,7 @@ AttentionKernel default_attention(Framework f, GpuArchitecture arch) {
   return AttentionKernel::flash2;
 }
 
-LossHabits loss_habits(Framework f, bool torch_compile) {
+LossHabits loss_habits(Framework f, bool torch_compile, TrainingObjective objective) {
   switch (f) {
     case Framework::megatron:
       // megatron/core/tensor_parallel/cross_entropy.py: the logits cast to fp32 (read 2, write 4), their
@@ -56,8 +56,11 @@ LossHabits loss_habits(Framework f, bool torch_compile) {
     case Framework::unsloth:
       // Apple's Cut Cross-Entropy (Unsloth since December 2024, unsloth.ai/blog/llama3-3): the lm_head
       // and the loss in one kernel over blocks of the vocabulary in on-chip memory; the logits are
-      // never written to HBM, and the backward computes each block again.
-      return {0.0, 0.0, 0.0, false};
+      // never written to HBM, and the backward computes each block again. Only for the next-token loss:
+      // TRL's preference trainers call the model without labels and take log-probabilities from the
+      // whole logits, as under transformers.
+      if (objective == TrainingObjective::sft) return {0.0, 0.0, 0.0, false};
+      return loss_habits(Framework::transformers, torch_compile, objective);
     case Framework::transformers:
     case Framework::torchtitan:
       if (torch_compile) {
@@ -108,7 +111,7 @@ StackHabits stack_habits(Framework framework, const TrainingJob& job, bool flash
   h.fused_elementwise = framework == Framework::megatron || framework == Framework::unsloth || job.torch_compile;
   // The loss compiled with the model unless the job says otherwise (torchtitan's 2024 releases compiled
   // each block alone: "compiling loss function causes CUDA errors, turning off for now", train.py).
-  h.loss = loss_habits(framework, job.compile_loss.value_or(job.torch_compile) && framework != Framework::megatron);
+  h.loss = loss_habits(framework, job.compile_loss.value_or(job.torch_compile) && framework != Framework::megatron, job.objective);
   h.fp8_linears = job.precision == Precision::fp8;
   // torchtitan's training.mixed_precision_reduce defaults to "float32" (torchtitan/config/job_config.py);
   // the others reduce the 16-bit gradients they hold (DeepSpeed's communication_data_type and FSDP's

@@ -380,8 +380,12 @@ TEST(ConfigImport, FilesLargerThanAConfigAreRefused) {
 // prepares nothing unless upcast_layernorm. (A sharded 4-bit base is prepared by no stack whatever the
 // file says: kbit_upcast, tested with it.)
 TEST(ConfigImport, KbitUpcastAsEachStackRunsIt) {
-  const ImportedSetup axolotl = imported("base_model: meta-llama/Llama-3.1-8B\nadapter: qlora\nload_in_4bit: true\n", "axolotl.yml");
+  const ImportedSetup axolotl = imported(
+      "base_model: meta-llama/Llama-3.1-8B\nadapter: qlora\nload_in_4bit: true\ngradient_checkpointing: unsloth\n", "axolotl.yml");
   EXPECT_EQ(value_of(axolotl, "training.lora.upcast"), "none");
+  // Its "unsloth" (or "offload") checkpointing: every layer checkpointed, the inputs kept on the host.
+  EXPECT_EQ(value_of(axolotl, "config.activation_checkpointing"), "full");
+  EXPECT_EQ(value_of(axolotl, "config.offload.activations"), "cpu");
   const ImportedSetup trl_bf16 = imported("use_peft: true\nload_in_4bit: true\nbf16: true\nper_device_train_batch_size: 1\n", "sft.yaml");
   EXPECT_EQ(value_of(trl_bf16, "training.lora.upcast"), "norms");
   const ImportedSetup trl_unstated = imported("use_peft: true\nload_in_4bit: true\nper_device_train_batch_size: 1\n", "sft.yaml");

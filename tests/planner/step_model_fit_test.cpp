@@ -12,10 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/catalog/catalog.hpp"
+#include "planner/catalog/step_model_fit_io.hpp"
+#include "planner/io/json_reader.hpp"
 #include "planner/validation/datasets.hpp"
 #include "planner/validation/step_model_fit_json.hpp"
 #include "planner/validation/step_model_fitter.hpp"
 #include "simulator/hardware/framework_defaults.hpp"
+#include "tests/planner/here_scratch.hpp"
 
 namespace preflight {
 namespace {
@@ -201,6 +204,18 @@ TEST(StepModelFit, TheWholeProcedureOnTheSmallSetsStaysInRange) {
   }
   EXPECT_GE(report.interval_coverage, 0.0);
   EXPECT_LE(report.interval_coverage, 1.0);
+}
+
+// A fit written before Unsloth was a stack (no host_time.unsloth) still loads: Unsloth takes
+// transformers' factor, as the fitter gives a stack without rows of its own the shared one.
+TEST(StepModelFitFile, AFitWithoutUnslothLoads) {
+  const std::filesystem::path shipped = std::filesystem::path(PREFLIGHT_CATALOG_DIR) / "fitted" / "step_model.json";
+  nlohmann::json j = io::parse_file(shipped);
+  j["host_time"].erase("unsloth");
+  test::ScratchFolder scratch;
+  const StepModelFit fit = read_step_model_fit(scratch.write("step_model.json", j.dump(2)));
+  EXPECT_EQ(fit.host(Framework::unsloth), fit.host(Framework::transformers));
+  EXPECT_EQ(fit.host(Framework::transformers), read_step_model_fit(shipped).host(Framework::transformers));
 }
 
 }  // namespace

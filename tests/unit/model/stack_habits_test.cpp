@@ -105,6 +105,11 @@ TEST(StackHabits, UnslothFusesItsKernelsAndNeverWritesTheLogits) {
   EXPECT_EQ(layout_refusal(Framework::unsloth, c).field, "sharding");
   EXPECT_TRUE(runs_objective(Framework::unsloth, TrainingObjective::dpo));
   EXPECT_FALSE(runs_objective(Framework::unsloth, TrainingObjective::rl));
+  // TRL's preference trainers take log-probabilities from the whole logits: no fused loss there.
+  job.objective = TrainingObjective::dpo;
+  const StackHabits dpo = stack_habits(Framework::unsloth, job, true, GpuArchitecture::hopper);
+  EXPECT_TRUE(dpo.loss.logits_materialized);
+  EXPECT_EQ(dpo.loss.kept_bytes_per_logit, 10.0);
 }
 
 }  // namespace
